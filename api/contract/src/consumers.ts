@@ -1,0 +1,79 @@
+import type { OrgMode } from './status';
+
+/** GET /consumers/{username}/key-auth: a fresh session key (the Kong key-auth shape the console reads). */
+export interface KeyAuthCredential {
+  id: string;
+  key: string;
+  created_at: number;
+  /** Seconds of inactivity after which the key stops working. */
+  idle_timeout: number;
+  /** Absolute expiry, epoch seconds. */
+  expires_at: number;
+}
+export interface KeyAuthResponse {
+  data: KeyAuthCredential[];
+  next: null;
+}
+
+/** GET /consumers/{username}: the consumer record; tags = [orgId, tag, mode]. */
+export interface ConsumerResponse {
+  id: string;
+  username: string;
+  custom_id: string;
+  tags: [orgId: string, tag: string, mode: OrgMode];
+  created_at: number;
+}
+
+/** Every error the API answers has this body. `code` is the HTTP status; `error` the domain code. */
+export interface ErrorBody {
+  code: number;
+  error: string;
+  message: string;
+  /** Some /v1 clients read status.statusMessage (spec section 7). */
+  status: { statusMessage: string };
+}
+
+/** Organisation as the console and the CLI see it. */
+export interface Organisation {
+  id: string;
+  name: string;
+  mode: OrgMode;
+  tag: string;
+  settings: OrganisationSettings;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrganisationSettings {
+  signature_types: string[];
+  face_capture: boolean;
+  aadhaar_face_capture: boolean;
+  esignature_face_capture: boolean;
+  location_capture: boolean;
+  allow_signing_from_india: boolean;
+  live_video: boolean;
+  live_video_threshold: number;
+  return_url: string | null;
+  dsc_download_url: string | null;
+  request_expiry_days: number;
+  has_logo: boolean;
+}
+
+/** Long-lived organisation API key (the plain key is shown once, at creation). */
+export interface ApiKeySummary {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+export interface CreatedApiKey extends ApiKeySummary {
+  key: string;
+}
+
+export interface HealthResponse {
+  status: 'ok';
+  database: 'sqlite' | 'mysql';
+  version: string;
+}

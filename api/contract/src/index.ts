@@ -1,0 +1,6 @@
+export * from './messages';
+export * from './limits';
+export * from './status';
+export * from './routes';
+export * from './consumers';
+export * from './errors';

@@ -1,0 +1,32 @@
+/** Business constants and limits of the specification (section 9) and DESIGN.md. */
+export const Limits = {
+  maxRecipients: 6,
+  maxFileBytes: 5_242_880,
+  pageSizes: [5, 10] as const,
+  defaultPageSize: 5,
+  reminderHours: [12, 24, 48] as const,
+  otpLength: 6,
+  otpValiditySeconds: 600,
+  otpMaxVerifyAttempts: 5,
+  videoRecordingMs: 4500,
+  toastMs: 3000,
+  templateWarningToastMs: 1500,
+  inviteSentToastMs: 2000,
+  otpRedirectMs: 1000,
+  rejectRedirectMs: 2000,
+  discrepancyRedirectMs: 2000,
+  failedRedirectMs: 5000,
+  dscPollMs: 1000,
+  inactivityLogoutSeconds: 3600,
+  sessionIdleSeconds: 3600,
+  sessionMaxSeconds: 12 * 3600,
+  pageHeightPoints: 840,
+  defaultBoxTop: 790,
+  defaultBoxWidth: 150,
+  defaultBoxHeight: 50,
+  nameSignatureFontPx: 24,
+  defaultRequestExpiryDays: 30,
+} as const;
+
+/** The signature rectangle the client sends when a box was never dragged (spec section 5). */
+export const DEFAULT_RECTANGLE = '0,790,150,840';

@@ -1,0 +1,122 @@
+/**
+ * Every text of the specification that a user sees or a client maps, typed once.
+ * Front ends and the API import these; no specification text is typed anywhere else.
+ */
+export const Messages = {
+  // Login and consumers (spec sections 2, 5, 8)
+  loginFieldsEmpty: 'Enter username and password !',
+  userDoesNotExist: "User doesn't exist !",
+  // The server-side texts the console maps to userDoesNotExist (spec section 8).
+  invalidCredentials: 'Invalid authentication credentials',
+  cannotConsume: 'You cannot consume this service',
+  noApiKey: 'No API key found in request',
+  tooManyLoginFailures: 'Too many failed sign-in attempts. Try again later.',
+  sessionExpired: 'Your session has expired. Please sign in again.',
+
+  // Routes and pages (spec section 2)
+  notFoundPage: "404: The page you are looking for isn't here",
+  mailSent: 'Mail sent successfully',
+  goToDashboard: 'Go to Dashboard',
+
+  // Dashboard
+  initiateContract: 'Initiate Contract',
+  testModeTooltip: 'YOU ARE IN TEST MODE',
+  liveModeTooltip: 'YOU ARE IN LIVE MODE',
+  requestsDetails: 'Requests details',
+  notGenerated: 'Not generated',
+  resendInvite: 'Resend Invite',
+  deleteRow: 'Delete row',
+  deleteConfirm: 'Are you sure you want to delete selected row(s) ?',
+  duplicateConfirm: 'Are you sure you want to edit this order?',
+  duplicating: 'Duplicating selected row(s)',
+  deleting: 'Deleting selected row(s)',
+  sendingInvite: 'Sending, please wait...',
+  inviteSent: 'Invite sent successfully',
+  inviteFailed: 'Something went wrong, please try again',
+
+  // Drafts
+  draftRequests: 'Draft Requests',
+  searchPlaceholder: 'Search',
+  noRecordsFound: 'No records found.',
+  draft: 'Draft',
+  editSubmit: 'Edit/Submit',
+
+  // Initiate request
+  selectFileUploadType: 'Select file upload type',
+  chooseFile: 'Choose File',
+  chooseTemplate: 'Choose template',
+  enableParallelSigning: 'Enable parallel signing',
+  setReminder: 'Set Reminder',
+  otpVerificationCheckbox: 'OTP verification (e-signature)',
+  addMoreSignatories: 'Add more signatories (Max 6)',
+  maximumLimitReached: 'Maxium limit reached',
+  proceed: 'PROCEED',
+  pleaseWait: 'PLEASE WAIT...',
+  fileNoteOnlyPdf: 'Note : only .pdf can be uploaded.',
+  fileNoteMaxSize: 'Max file size allowed : 5MB',
+  validatingFile: 'Validating the file.. please wait...',
+  pickTemplate: 'Pick Template',
+  createTemplate: '+ Create Template',
+  noTemplatesAvailable: 'No Templates Available',
+  pleasePickTemplate: 'Please pick a template.',
+  templatesNotFound: 'Templates not found',
+
+  // Placement
+  applyAllPages: 'Apply signatures in all pages',
+  selectPages: 'Select pages to be signed',
+  placementHelpDrag: 'Drag and position the signature box to specify signature location.',
+  placementHelpPages: 'Select pages where signature should be present.',
+  submitRequest: 'Submit Request',
+
+  // Validation (spec section 5)
+  invalidEmail: 'Please enter valid email address.',
+  selectSignatureType: 'Please select a signature type',
+  selectDuration: 'Please select a duration',
+  fillFormDetails: 'Please fill the form(s) details',
+  invalidPdf: 'Invalid file format. Only PDF file allowed',
+  fileTooLarge: 'File size should be less than 5MB',
+  invalidSignatureImage: 'Invalid file format. Only .JPEG .JPG .PNG can be uploaded.',
+  emptySignaturePad: 'Please sign below / upload a signature file / add your name.',
+  faceVerificationFailed:
+    "We couldn't verify your face. Please try again with better lighting and ensure your face is fully visible.",
+
+  // Error catalogue (spec section 8)
+  uploadFailed: 'Internal server error. Try again or contact the administrator.',
+  connectionFailed: 'Connection failed. Check your network connection & try again.',
+  documentCheckFailed: 'Something went wrong. Please try again later',
+  requestSaved: 'Request has been successfully saved',
+  requestSubmitted: 'Request has been successfully submitted',
+  requestSubmitFailed: 'Failed, something went wrong',
+  otpSent: 'OTP sent successfully',
+  otpResent: 'OTP Resent successfully',
+  otpExpired: 'OTP Expired',
+  otpInvalid: 'Invalid OTP',
+  otpVerified: 'Verified!',
+  redirectingToEsign: 'Redirecting to eSign...',
+  otpErrorEsignature: 'Something went wrong. Please try again after sometime.',
+  locationDenied: 'Please allow access to your location from setting and refresh screen.',
+  cameraDenied: 'Please allow access to your camera from setting and refresh screen.',
+  aadhaarStartFailed: 'Something went wrong. Please try again.',
+  rejectFailed: 'Something went wrong. Please try after sometime.',
+  countExceeded: 'Count Exceeded',
+
+  // Console chrome: labels the specification names without quoting (spec section 2)
+  navDashboard: 'Dashboard',
+  navDrafts: 'Drafts',
+  initiateRequestHeading: 'Initiate Request',
+  placementHeading: 'Placement',
+  usernameLabel: 'Username',
+  passwordLabel: 'Password',
+  loginButton: 'Login',
+  signOut: 'Sign out',
+  testBadge: 'TEST',
+  liveBadge: 'LIVE',
+  organisationLogoAlt: 'Organisation logo',
+
+  // Generic server answers (not in the specification; same style)
+  notFound: 'The requested resource was not found.',
+  internalError: 'Something went wrong. Please try again later',
+  invalidRequest: 'The request is not valid.',
+} as const;
+
+export type MessageKey = keyof typeof Messages;

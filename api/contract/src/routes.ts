@@ -1,0 +1,39 @@
+/**
+ * The specification's route table (section 2) and the API's path prefixes. The server uses it to serve the two web
+ * apps at these routes and to redirect every other page to /not-found; the apps use it for their routers.
+ */
+export const StaffRoutes = {
+  signIn: '/sign-in',
+  dashboard: '/dashboard',
+  drafts: '/drafts',
+  requestInitiate: '/request-initiate',
+  upload: '/upload',
+  mailSent: '/mail-sent',
+  notFound: '/not-found',
+  list: '/list',
+} as const;
+
+/** Console routes served by admin/ (public ones included: /sign-in, /not-found, /list). */
+export const CONSOLE_ROUTES: readonly string[] = Object.values(StaffRoutes);
+
+/** Recipient routes served by signer-web/, as Express-style patterns. */
+export const SignerRoutes = {
+  esign: '/esign/:orgId/:refId/:order',
+  success: '/success/:orgId/:requestId',
+  failed: '/failed/:orgId/:requestId',
+  retryMailSent: '/retry-mail-sent',
+} as const;
+export const SIGNER_ROUTES: readonly string[] = Object.values(SignerRoutes);
+
+/** Path prefixes answered by the API itself, never by a web app. */
+export const API_PREFIXES = ['/v1', '/api', '/consumers', '/docs', '/health', '/api-docs'] as const;
+
+export const logoPath = (orgId: string): string => `/docs/logos/${encodeURIComponent(orgId)}.png`;
+
+/** Header names of the contract. */
+export const Headers = {
+  apiKey: 'apikey',
+  orgId: 'org-id',
+  signToken: 'x-sign-token',
+  requestId: 'x-request-id',
+} as const;

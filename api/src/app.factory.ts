@@ -1,0 +1,62 @@
+import { ValidationPipe, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Headers } from '@esign/contract';
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { AppModule, type AppOverrides } from './app.module';
+import { AppError } from './common/app-error';
+import { AppErrorFilter } from './common/error.filter';
+import { createHttpLogger, createLogger, PinoNestLogger } from './common/logging/logger';
+import { multipartMiddleware } from './common/multipart.middleware';
+import type { AppConfig } from './config/app-config';
+
+export interface CreatedApp {
+  app: INestApplication;
+  logger: Logger;
+}
+
+/** Builds the whole HTTP application; main.ts and the tests both use it. */
+export async function createApp(config: AppConfig, overrides: AppOverrides = {}): Promise<CreatedApp> {
+  const logger = createLogger(config);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, overrides), {
+    logger: new PinoNestLogger(logger),
+    bodyParser: false,
+  });
+  app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
+  app.disable('x-powered-by');
+  app.use(createHttpLogger(logger));
+  app.useBodyParser('json', { limit: '1mb' });
+  app.useBodyParser('urlencoded', { limit: '1mb', extended: false });
+  app.use(multipartMiddleware);
+  app.useGlobalFilters(new AppErrorFilter(logger));
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      exceptionFactory: (errors) =>
+        new AppError(
+          'VALIDATION_FAILED',
+          errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: `${e.property} is not valid` })).join('; '),
+        ),
+    }),
+  );
+
+  // The built web apps' assets; their pages are answered by WebController.
+  for (const root of [config.webRoots.admin, config.webRoots.signer]) {
+    if (existsSync(root)) app.useStaticAssets(root, { index: false, fallthrough: true, maxAge: '1h' });
+  }
+
+  const openapi = new DocumentBuilder()
+    .setTitle('e-Sign API')
+    .setDescription('The /v1 contract, the /consumers sign-in and the /api resources of the staff console.')
+    .setVersion('1')
+    .addApiKey({ type: 'apiKey', in: 'header', name: Headers.apiKey }, 'apikey')
+    .addBasicAuth()
+    .build();
+  SwaggerModule.setup('api-docs', app, () => SwaggerModule.createDocument(app, openapi));
+
+  return { app, logger };
+}

@@ -1,0 +1,44 @@
+import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Clock, SystemClock } from './common/clock';
+import { APP_CONFIG, type AppConfig } from './config/app-config';
+import { dataSourceOptions } from './database/data-source';
+import { AuthModule } from './modules/auth/auth.module';
+import { HealthController } from './modules/health/health.controller';
+import { OrganisationsModule } from './modules/organisations/organisations.module';
+import { StorageModule } from './modules/storage/storage.module';
+import { WebController } from './modules/web/web.controller';
+
+export interface AppOverrides {
+  clock?: Clock;
+}
+
+@Global()
+@Module({})
+class CoreModule {
+  static forRoot(config: AppConfig, overrides: AppOverrides): DynamicModule {
+    const providers: Provider[] = [
+      { provide: APP_CONFIG, useValue: config },
+      { provide: Clock, useValue: overrides.clock ?? new SystemClock() },
+    ];
+    return { module: CoreModule, providers, exports: providers };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, overrides: AppOverrides = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot(config, overrides),
+        TypeOrmModule.forRoot(dataSourceOptions(config)),
+        StorageModule,
+        OrganisationsModule,
+        AuthModule,
+      ],
+      // WebController last: its routes are exact paths, but keep the API's first in the route table.
+      controllers: [HealthController, WebController],
+    };
+  }
+}

@@ -1,0 +1,26 @@
+import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import type { ApiKeyKind } from '../../modules/auth/api-key.entity';
+
+/** Who is calling: resolved once per request from the `apikey` header by the tenant guard. */
+export interface AuthContext {
+  orgId: string;
+  keyId: string;
+  kind: ApiKeyKind;
+  userId: string | null;
+}
+
+export type AuthedRequest = Request & { auth?: AuthContext };
+
+export const IS_PUBLIC = 'esign:public';
+/**
+ * Marks a route that does not take an organisation `apikey`: health, the Basic-auth consumer calls, the logo, the web
+ * apps. Everything else is guarded by default. The tenancy test lists these routes by name.
+ */
+export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+export const Auth = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext => {
+  const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+  if (!req.auth) throw new Error('Auth() used on a public route');
+  return req.auth;
+});

@@ -1,0 +1,55 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { Headers, Messages } from '@esign/contract';
+import { AppError } from '../app-error';
+import { AuthService } from '../../modules/auth/auth.service';
+import { IS_PUBLIC, type AuthedRequest } from './auth-context';
+
+/** Parameter, query, body and header names under which a caller can name an organisation. */
+const ORG_KEYS = new Set(['orgid', 'org_id', 'org-id', 'client_orgid']);
+const ORG_HEADERS = [Headers.orgId, 'orgid', 'x-org-id'];
+
+/**
+ * Global guard, so every route gets it unless marked @Public(): resolves the organisation from the `apikey` header
+ * and answers 403 when the path, query, body or a header names any other organisation. Multipart bodies are parsed
+ * before the guard runs (see app.factory.ts), so their fields are checked too.
+ */
+@Injectable()
+export class TenantGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    const header = req.headers[Headers.apiKey];
+    const auth = await this.auth.authenticateKey(Array.isArray(header) ? header[0] : header);
+    for (const named of namedOrganisations(req)) {
+      if (named !== auth.orgId) throw new AppError('FORBIDDEN_ORGANISATION', Messages.cannotConsume);
+    }
+    req.auth = auth;
+    return true;
+  }
+}
+
+/** Every organisation id the request names anywhere. */
+export function namedOrganisations(req: AuthedRequest): string[] {
+  const found: string[] = [];
+  const collect = (source: unknown) => {
+    if (!source || typeof source !== 'object' || Array.isArray(source)) return;
+    for (const [key, value] of Object.entries(source as Record<string, unknown>)) {
+      if (!ORG_KEYS.has(key.toLowerCase())) continue;
+      for (const v of Array.isArray(value) ? value : [value]) found.push(String(v));
+    }
+  };
+  collect(req.params);
+  collect(req.query);
+  collect(req.body);
+  for (const name of ORG_HEADERS) {
+    const value = req.headers[name];
+    if (value !== undefined) found.push(...(Array.isArray(value) ? value : [value]));
+  }
+  return found;
+}

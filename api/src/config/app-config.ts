@@ -1,0 +1,147 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { isAbsolute, resolve } from 'node:path';
+
+/**
+ * The one reader of process.env. Every variable is validated at start-up; an invalid configuration fails with every
+ * bad variable named (README.md lists them all).
+ */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+
+class EnvDto {
+  @IsOptional() @IsIn(['development', 'production', 'test'])
+  NODE_ENV?: string;
+
+  @IsOptional() @IsString() @Matches(/^[0-9a-fA-F:.]+$|^localhost$/, { message: 'must be an IP address or localhost' })
+  HOST?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(0) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
+  PUBLIC_URL?: string;
+
+  @IsOptional() @IsString() @Matches(/\S/, { message: 'must not be empty' })
+  DATA_DIR?: string;
+
+  @IsOptional()
+  @Matches(/^(mysql|mariadb):\/\/[^\s/]+\/[A-Za-z0-9_$-]+(\?\S*)?$/, {
+    message: 'must be a mysql:// or mariadb:// URL with a database name (mysql://user:pass@host:3306/esign)',
+  })
+  DATABASE_URL?: string;
+
+  @IsOptional() @IsIn(LOG_LEVELS as unknown as string[])
+  LOG_LEVEL?: string;
+
+  @IsOptional()
+  @Matches(/^\s*([0-9a-fA-F:.]+(\/\d{1,3})?|loopback|linklocal|uniquelocal)(\s*,\s*([0-9a-fA-F:.]+(\/\d{1,3})?|loopback|linklocal|uniquelocal))*\s*$/, {
+    message: 'must be a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+  })
+  TRUSTED_PROXIES?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(60) @Max(86_400)
+  SESSION_IDLE_SECONDS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(60) @Max(30 * 86_400)
+  SESSION_MAX_SECONDS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(1000)
+  LOGIN_MAX_FAILURES?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(86_400)
+  LOGIN_FAILURE_WINDOW_SECONDS?: number;
+}
+
+export interface AppConfig {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  database: { engine: 'sqlite'; file: string } | { engine: 'mysql'; url: string; flavour: 'mysql' | 'mariadb' };
+  logLevel: (typeof LOG_LEVELS)[number];
+  trustedProxies: string[];
+  session: { idleSeconds: number; maxSeconds: number };
+  loginThrottle: { maxFailures: number; windowSeconds: number; maxFailuresPerIp: number };
+  /** Seeds the demo organisation on an empty database (never in production). */
+  seedDemo: boolean;
+  /** Where the built web apps live; the server answers 503 on their routes when they are not built. */
+  webRoots: { admin: string; signer: string };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Every variable the product reads; README.md documents each one. */
+export const CONFIG_VARIABLES = [
+  'NODE_ENV',
+  'HOST',
+  'PORT',
+  'PUBLIC_URL',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'LOG_LEVEL',
+  'TRUSTED_PROXIES',
+  'SESSION_IDLE_SECONDS',
+  'SESSION_MAX_SECONDS',
+  'LOGIN_MAX_FAILURES',
+  'LOGIN_FAILURE_WINDOW_SECONDS',
+] as const;
+
+/** Reads and validates the environment. Throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConfig {
+  const raw: Record<string, string> = {};
+  for (const key of CONFIG_VARIABLES) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const dto = plainToInstance(EnvDto, raw);
+  const errors = validateSync(dto, { whitelist: true });
+  const problems = errors.map((e) => {
+    const reasons = Object.values(e.constraints ?? {}).map((m) => m.replace(new RegExp(`^${e.property} `), ''));
+    return `${e.property} ${reasons.join('; ')} (got ${JSON.stringify(raw[e.property])})`;
+  });
+  const idle = dto.SESSION_IDLE_SECONDS ?? 3600;
+  const max = dto.SESSION_MAX_SECONDS ?? 12 * 3600;
+  if (!problems.length && max < idle) {
+    problems.push(`SESSION_MAX_SECONDS must not be less than SESSION_IDLE_SECONDS (got ${max} < ${idle})`);
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  const port = dto.PORT ?? 3000;
+  const dataDir = resolve(cwd, dto.DATA_DIR ?? './data');
+  const envName = (dto.NODE_ENV ?? 'development') as AppConfig['env'];
+  const repoRoot = resolve(__dirname, '..', '..', '..');
+  const url = dto.DATABASE_URL;
+  return {
+    env: envName,
+    host: dto.HOST ?? '0.0.0.0',
+    port,
+    publicUrl: (dto.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
+    database: url
+      ? { engine: 'mysql', url: url.replace(/^mariadb:/, 'mysql:'), flavour: url.startsWith('mariadb:') ? 'mariadb' : 'mysql' }
+      : { engine: 'sqlite', file: resolve(dataDir, 'esign.sqlite') },
+    logLevel: (dto.LOG_LEVEL ?? (envName === 'test' ? 'silent' : 'info')) as AppConfig['logLevel'],
+    trustedProxies: (dto.TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    session: { idleSeconds: idle, maxSeconds: max },
+    loginThrottle: {
+      maxFailures: dto.LOGIN_MAX_FAILURES ?? 5,
+      windowSeconds: dto.LOGIN_FAILURE_WINDOW_SECONDS ?? 900,
+      maxFailuresPerIp: Math.max(20, (dto.LOGIN_MAX_FAILURES ?? 5) * 4),
+    },
+    seedDemo: envName !== 'production',
+    webRoots: { admin: resolve(repoRoot, 'admin', 'dist'), signer: resolve(repoRoot, 'signer-web', 'dist') },
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+import { StaffRoutes } from '@esign/contract';
+import { createApp } from './app.factory';
+import { ConfigError, loadConfig } from './config/app-config';
+import { DEMO, seedDemo } from './seed';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const { app, logger } = await createApp(config);
+  app.enableShutdownHooks();
+  const seeded = config.seedDemo ? await seedDemo(app) : false;
+  await app.listen(config.port, config.host);
+  const where = `${config.publicUrl}${StaffRoutes.signIn}`;
+  const db = config.database.engine === 'sqlite' ? config.database.file : 'MySQL/MariaDB (DATABASE_URL)';
+  logger.info({ port: config.port, host: config.host, database: config.database.engine }, 'listening');
+  const lines = [
+    '',
+    `  e-Sign is running: sign in at ${where}`,
+    ...(config.seedDemo ? [`  Demo organisation '${DEMO.orgId}': username ${DEMO.username}, password ${DEMO.password}${seeded ? ' (just created)' : ''}`] : []),
+    `  Database: ${db}`,
+    `  API documentation: ${config.publicUrl}/api-docs`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    process.stderr.write(`e-Sign failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  }
+  process.exitCode = 1;
+  // Open handles (a half-started pool) must not keep a failed start alive.
+  setTimeout(() => process.exit(1), 500).unref();
+});

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { TenantGuard } from '../../common/auth/tenant.guard';
+import { OrganisationsModule } from '../organisations/organisations.module';
+import { ApiKeyEntity } from './api-key.entity';
+import { ApiKeysController } from './api-keys.controller';
+import { AuthService } from './auth.service';
+import { ConsumersController } from './consumers.controller';
+import { LoginFailureEntity } from './login-failure.entity';
+import { LoginThrottleService } from './login-throttle.service';
+import { UserEntity } from './user.entity';
+import { UsersService } from './users.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([UserEntity, ApiKeyEntity, LoginFailureEntity]), OrganisationsModule],
+  controllers: [ConsumersController, ApiKeysController],
+  providers: [AuthService, UsersService, LoginThrottleService, { provide: APP_GUARD, useClass: TenantGuard }],
+  exports: [AuthService, UsersService],
+})
+export class AuthModule {}

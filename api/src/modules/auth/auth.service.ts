@@ -1,0 +1,177 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import {
+  Messages,
+  type ApiKeySummary,
+  type ConsumerResponse,
+  type CreatedApiKey,
+  type KeyAuthResponse,
+} from '@esign/contract';
+import { randomUUID } from 'node:crypto';
+import { IsNull, Repository } from 'typeorm';
+import { AppError } from '../../common/app-error';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { Clock } from '../../common/clock';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { OrganisationsService } from '../organisations/organisations.service';
+import { ApiKeyEntity } from './api-key.entity';
+import { parseBasic } from './basic-auth';
+import { LoginThrottleService } from './login-throttle.service';
+import { hashKey, newApiKey, safeEqual, verifyPassword } from './secrets';
+import { UsersService } from './users.service';
+import type { UserEntity } from './user.entity';
+
+/** A session key's last use is written at most this often, so that a busy console does not write on every call. */
+const TOUCH_INTERVAL_MS = 30_000;
+const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
+
+@Injectable()
+export class AuthService {
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly users: UsersService,
+    private readonly organisations: OrganisationsService,
+    private readonly throttle: LoginThrottleService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** GET /consumers/{username}/key-auth: checks the Basic credentials and issues a fresh session key. */
+  async issueSessionKey(pathUsername: string, authorization: string | undefined, ip: string): Promise<KeyAuthResponse> {
+    const user = await this.checkCredentials(pathUsername, authorization, ip);
+    const now = this.clock.now();
+    const { key, hash, prefix } = newApiKey('session');
+    const expiresAt = new Date(now.getTime() + this.config.session.maxSeconds * 1000);
+    const id = randomUUID();
+    await this.keys.insert({
+      id,
+      orgId: user.orgId,
+      userId: user.id,
+      kind: 'session',
+      name: `session of ${user.username}`,
+      keyHash: hash,
+      prefix,
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt,
+      revokedAt: null,
+    });
+    return {
+      data: [
+        { id, key, created_at: epoch(now), idle_timeout: this.config.session.idleSeconds, expires_at: epoch(expiresAt) },
+      ],
+      next: null,
+    };
+  }
+
+  /** GET /consumers/{username}: the consumer record, tags = [orgId, tag, mode]. */
+  async consumer(pathUsername: string, authorization: string | undefined, ip: string): Promise<ConsumerResponse> {
+    const user = await this.checkCredentials(pathUsername, authorization, ip);
+    const org = await this.organisations.getEntity(user.orgId);
+    return {
+      id: user.id,
+      username: user.username,
+      custom_id: org.id,
+      tags: [org.id, org.tag, org.mode],
+      created_at: epoch(user.createdAt),
+    };
+  }
+
+  /** Resolves an `apikey` header to its organisation, or answers 401. */
+  async authenticateKey(key: string | undefined): Promise<AuthContext> {
+    if (!key) throw new AppError('NO_API_KEY', Messages.noApiKey);
+    const row = await this.keys.findOne({ where: { keyHash: hashKey(key) } });
+    if (!row || row.revokedAt) throw new AppError('INVALID_CREDENTIALS', Messages.invalidCredentials);
+    const now = this.clock.now();
+    if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) {
+      throw new AppError('SESSION_EXPIRED', Messages.sessionExpired);
+    }
+    if (row.kind === 'session' && now.getTime() - row.lastUsedAt.getTime() > this.config.session.idleSeconds * 1000) {
+      throw new AppError('SESSION_EXPIRED', Messages.sessionExpired);
+    }
+    if (now.getTime() - row.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      await this.keys.update({ id: row.id }, { lastUsedAt: now });
+    }
+    return { orgId: row.orgId, keyId: row.id, kind: row.kind, userId: row.userId };
+  }
+
+  /** Sign-out: revokes the session key the call was made with. */
+  async signOut(auth: AuthContext, pathUsername: string): Promise<void> {
+    if (auth.kind !== 'session' || !auth.userId) {
+      throw new AppError('FORBIDDEN', 'Only a session key can be signed out; revoke organisation keys under /api/api-keys.');
+    }
+    const user = await this.users.findById(auth.userId);
+    if (!user || !safeEqual(user.username, pathUsername.toLowerCase())) {
+      throw new AppError('FORBIDDEN', Messages.cannotConsume);
+    }
+    await this.keys.update({ id: auth.keyId, revokedAt: IsNull() }, { revokedAt: this.clock.now() });
+  }
+
+  async createOrgKey(orgId: string, name: string): Promise<CreatedApiKey> {
+    await this.organisations.getEntity(orgId);
+    const now = this.clock.now();
+    const { key, hash, prefix } = newApiKey('org');
+    const row: ApiKeyEntity = {
+      id: randomUUID(),
+      orgId,
+      userId: null,
+      kind: 'org',
+      name,
+      keyHash: hash,
+      prefix,
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt: null,
+      revokedAt: null,
+    };
+    await this.keys.insert(row);
+    return { ...toSummary(row), key };
+  }
+
+  async listOrgKeys(orgId: string): Promise<ApiKeySummary[]> {
+    const rows = await this.keys.find({ where: { orgId, kind: 'org' }, order: { createdAt: 'DESC' } });
+    return rows.map(toSummary);
+  }
+
+  async revokeOrgKey(orgId: string, id: string): Promise<ApiKeySummary> {
+    const row = await this.keys.findOne({ where: { id, orgId, kind: 'org' } });
+    if (!row) throw new AppError('NOT_FOUND', 'No such API key.');
+    if (!row.revokedAt) {
+      row.revokedAt = this.clock.now();
+      await this.keys.update({ id }, { revokedAt: row.revokedAt });
+    }
+    return toSummary(row);
+  }
+
+  private async checkCredentials(pathUsername: string, authorization: string | undefined, ip: string): Promise<UserEntity> {
+    const username = pathUsername.toLowerCase();
+    await this.throttle.assertAllowed(username, ip);
+    let credentials: { username: string; password: string } | undefined;
+    try {
+      credentials = parseBasic(authorization);
+    } catch (err) {
+      await this.throttle.recordFailure(username, ip);
+      throw err;
+    }
+    const user = await this.users.findByUsername(username);
+    // Unknown users cost the same argon2 verification as known ones, so timing does not tell them apart.
+    const ok = await verifyPassword(user?.passwordHash ?? (await this.users.dummyHash()), credentials.password);
+    if (!user || !ok || user.disabled || credentials.username.toLowerCase() !== username) {
+      await this.throttle.recordFailure(username, ip);
+      throw new AppError('INVALID_CREDENTIALS', Messages.invalidCredentials);
+    }
+    await this.throttle.clear(username);
+    return user;
+  }
+}
+
+function toSummary(row: ApiKeyEntity): ApiKeySummary {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
+    revoked_at: row.revokedAt ? row.revokedAt.toISOString() : null,
+  };
+}

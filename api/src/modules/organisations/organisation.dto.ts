@@ -1,0 +1,59 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ORG_MODES, SIGNATURE_TYPES } from '@esign/contract';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+
+const URL_PATTERN = /^(https?:\/\/)?[^\s/$.?#][^\s]*$/i;
+
+/** PUT /api/organisations/{orgId}: every field optional; only those sent change. */
+export class UpdateOrganisationDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MinLength(1) @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: ORG_MODES }) @IsOptional() @IsIn(ORG_MODES as unknown as string[])
+  mode?: 'test' | 'live';
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(64)
+  tag?: string;
+
+  @ApiPropertyOptional({ isArray: true, enum: SIGNATURE_TYPES })
+  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SIGNATURE_TYPES.length)
+  @IsIn(SIGNATURE_TYPES as unknown as string[], { each: true })
+  signature_types?: string[];
+
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() face_capture?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() aadhaar_face_capture?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() esignature_face_capture?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() location_capture?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() allow_signing_from_india?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() live_video?: boolean;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1)
+  live_video_threshold?: number;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString() @MaxLength(2048) @Matches(URL_PATTERN, { message: 'return_url must be a URL' })
+  return_url?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString() @MaxLength(2048) @Matches(URL_PATTERN, { message: 'dsc_download_url must be a URL' })
+  dsc_download_url?: string | null;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 365 }) @IsOptional() @IsInt() @Min(1) @Max(365)
+  request_expiry_days?: number;
+}

@@ -1,0 +1,63 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { SIGNATURE_TYPES, type OrgMode } from '@esign/contract';
+import { commaList, CreatedAtColumn, numeric, UpdatedAtColumn } from '../../database/columns';
+
+@Entity('organisations')
+export class OrganisationEntity {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 8, default: 'test' })
+  mode!: OrgMode;
+
+  @Column({ type: 'varchar', length: 64, default: '' })
+  tag!: string;
+
+  /** Signature types staff may choose for a signer. */
+  @Column({ name: 'signature_types', type: 'varchar', length: 255, default: SIGNATURE_TYPES.join(','), transformer: commaList })
+  signatureTypes!: string[];
+
+  @Column({ name: 'face_capture', type: 'boolean', default: false })
+  faceCapture!: boolean;
+
+  @Column({ name: 'aadhaar_face_capture', type: 'boolean', default: false })
+  aadhaarFaceCapture!: boolean;
+
+  @Column({ name: 'esignature_face_capture', type: 'boolean', default: false })
+  esignatureFaceCapture!: boolean;
+
+  @Column({ name: 'location_capture', type: 'boolean', default: false })
+  locationCapture!: boolean;
+
+  /** Location policy: whether signing from inside India is allowed when location capture is on. */
+  @Column({ name: 'allow_signing_from_india', type: 'boolean', default: true })
+  allowSigningFromIndia!: boolean;
+
+  @Column({ name: 'live_video', type: 'boolean', default: false })
+  liveVideo!: boolean;
+
+  @Column({ name: 'live_video_threshold', type: 'double', default: 0.5, transformer: numeric })
+  liveVideoThreshold!: number;
+
+  @Column({ name: 'return_url', type: 'varchar', length: 2048, nullable: true })
+  returnUrl!: string | null;
+
+  @Column({ name: 'dsc_download_url', type: 'varchar', length: 2048, nullable: true })
+  dscDownloadUrl!: string | null;
+
+  @Column({ name: 'request_expiry_days', type: 'int', default: 30 })
+  requestExpiryDays!: number;
+
+  /** SHA-256 key of the logo PNG in document storage; the default logo is served when null. */
+  @Column({ name: 'logo_key', type: 'varchar', length: 64, nullable: true })
+  logoKey!: string | null;
+
+  @CreatedAtColumn()
+  createdAt!: Date;
+
+  @UpdatedAtColumn()
+  updatedAt!: Date;
+}

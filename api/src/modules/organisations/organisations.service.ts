@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { ORG_MODES, type OrgMode, type Organisation } from '@esign/contract';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Repository } from 'typeorm';
+import { AppError } from '../../common/app-error';
+import { Clock } from '../../common/clock';
+import { DocumentStorage } from '../storage/document-storage';
+import type { UpdateOrganisationDto } from './organisation.dto';
+import { OrganisationEntity } from './organisation.entity';
+
+export const ORG_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{1,63}$/;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const MAX_LOGO_BYTES = 1_048_576;
+const DEFAULT_LOGO = join(__dirname, '..', '..', '..', 'assets', 'default-logo.png');
+
+@Injectable()
+export class OrganisationsService {
+  private defaultLogo?: Promise<Buffer>;
+
+  constructor(
+    @InjectRepository(OrganisationEntity) private readonly orgs: Repository<OrganisationEntity>,
+    private readonly storage: DocumentStorage,
+    private readonly clock: Clock,
+  ) {}
+
+  async getEntity(id: string): Promise<OrganisationEntity> {
+    const org = ORG_ID_PATTERN.test(id) ? await this.orgs.findOne({ where: { id } }) : null;
+    if (!org) throw new AppError('NOT_FOUND', `No organisation '${id}'.`);
+    return org;
+  }
+
+  async get(id: string): Promise<Organisation> {
+    return toContract(await this.getEntity(id));
+  }
+
+  count(): Promise<number> {
+    return this.orgs.count();
+  }
+
+  async create(input: { id: string; name: string; mode?: OrgMode; tag?: string }): Promise<Organisation> {
+    const id = input.id.trim().toLowerCase();
+    if (!ORG_ID_PATTERN.test(id)) {
+      throw new AppError('VALIDATION_FAILED', 'An organisation id is 2 to 64 characters: lower-case letters, digits, underscore or hyphen.');
+    }
+    const name = input.name?.trim();
+    if (!name || name.length > 200) throw new AppError('VALIDATION_FAILED', 'An organisation needs a name of at most 200 characters.');
+    const mode = input.mode ?? 'test';
+    if (!ORG_MODES.includes(mode)) throw new AppError('VALIDATION_FAILED', `The mode is one of ${ORG_MODES.join(', ')}.`);
+    if (await this.orgs.findOne({ where: { id } })) throw new AppError('CONFLICT', `The organisation '${id}' exists already.`);
+    const now = this.clock.now();
+    await this.orgs.insert({ id, name, mode, tag: (input.tag ?? id).slice(0, 64), createdAt: now, updatedAt: now });
+    return this.get(id);
+  }
+
+  async update(id: string, dto: UpdateOrganisationDto): Promise<Organisation> {
+    const org = await this.getEntity(id);
+    const changes: Partial<OrganisationEntity> = {
+      name: dto.name?.trim(),
+      mode: dto.mode,
+      tag: dto.tag,
+      signatureTypes: dto.signature_types ? [...new Set(dto.signature_types)] : undefined,
+      faceCapture: dto.face_capture,
+      aadhaarFaceCapture: dto.aadhaar_face_capture,
+      esignatureFaceCapture: dto.esignature_face_capture,
+      locationCapture: dto.location_capture,
+      allowSigningFromIndia: dto.allow_signing_from_india,
+      liveVideo: dto.live_video,
+      liveVideoThreshold: dto.live_video_threshold,
+      returnUrl: dto.return_url,
+      dscDownloadUrl: dto.dsc_download_url,
+      requestExpiryDays: dto.request_expiry_days,
+    };
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    if (Object.keys(defined).length) {
+      await this.orgs.update({ id: org.id }, { ...defined, updatedAt: this.clock.now() });
+    }
+    return this.get(id);
+  }
+
+  /** Stores a PNG logo (checked by its content, at most 1 MiB). */
+  async setLogo(id: string, bytes: Buffer | undefined): Promise<Organisation> {
+    const org = await this.getEntity(id);
+    if (!bytes || bytes.length === 0) throw new AppError('VALIDATION_FAILED', 'Send the logo as a PNG file in the field "file".');
+    if (bytes.length > MAX_LOGO_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'The logo must be at most 1 MB.');
+    if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The logo must be a PNG image.');
+    const { key } = await this.storage.put(bytes);
+    await this.orgs.update({ id: org.id }, { logoKey: key, updatedAt: this.clock.now() });
+    return this.get(id);
+  }
+
+  /** The organisation's logo, or the product's default for an organisation without one (or an unknown id). */
+  async logo(id: string): Promise<Buffer> {
+    const org = ORG_ID_PATTERN.test(id) ? await this.orgs.findOne({ where: { id } }) : null;
+    if (org?.logoKey) return this.storage.get(org.logoKey);
+    this.defaultLogo ??= readFile(DEFAULT_LOGO);
+    return this.defaultLogo;
+  }
+}
+
+export function toContract(org: OrganisationEntity): Organisation {
+  return {
+    id: org.id,
+    name: org.name,
+    mode: org.mode,
+    tag: org.tag,
+    settings: {
+      signature_types: org.signatureTypes,
+      face_capture: org.faceCapture,
+      aadhaar_face_capture: org.aadhaarFaceCapture,
+      esignature_face_capture: org.esignatureFaceCapture,
+      location_capture: org.locationCapture,
+      allow_signing_from_india: org.allowSigningFromIndia,
+      live_video: org.liveVideo,
+      live_video_threshold: org.liveVideoThreshold,
+      return_url: org.returnUrl,
+      dsc_download_url: org.dscDownloadUrl,
+      request_expiry_days: org.requestExpiryDays,
+      has_logo: !!org.logoKey,
+    },
+    created_at: org.createdAt.toISOString(),
+    updated_at: org.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,61 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '../../common/app-error';
+import { DocumentStorage, STORAGE_KEY } from './document-storage';
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Files under $DATA_DIR/files/ab/cd/<sha256>. A write goes to a temporary file first and is then hard-linked into
+ * place, which fails if the name exists: a crash never leaves a half-written document and nothing is overwritten.
+ */
+export class LocalDocumentStorage extends DocumentStorage {
+  constructor(private readonly root: string) {
+    super();
+  }
+
+  async put(bytes: Buffer): Promise<{ key: string; size: number }> {
+    const key = sha256(bytes);
+    const path = this.pathOf(key);
+    if (await this.exists(key)) return { key, size: bytes.length };
+    await mkdir(join(path, '..'), { recursive: true });
+    const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temp, bytes, { flag: 'wx', mode: 0o640 });
+    try {
+      await link(temp, path);
+    } catch (err) {
+      // Another writer stored the same bytes first: same key, same content.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+    return { key, size: bytes.length };
+  }
+
+  async get(key: string): Promise<Buffer> {
+    if (!STORAGE_KEY.test(key)) throw new AppError('NOT_FOUND', 'No such document.');
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(this.pathOf(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new AppError('NOT_FOUND', 'No such document.');
+      throw err;
+    }
+    if (sha256(bytes) !== key) throw new Error(`stored document ${key} does not match its hash`);
+    return bytes;
+  }
+
+  async exists(key: string): Promise<boolean> {
+    if (!STORAGE_KEY.test(key)) return false;
+    return access(this.pathOf(key), constants.F_OK).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  private pathOf(key: string): string {
+    return join(this.root, key.slice(0, 2), key.slice(2, 4), key);
+  }
+}
