@@ -1,6 +1,6 @@
 import { ValidationPipe, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Headers } from '@esign/contract';
 import { existsSync } from 'node:fs';
@@ -20,7 +20,7 @@ export interface CreatedApp {
 /** Builds the whole HTTP application; main.ts and the tests both use it. */
 export async function createApp(config: AppConfig, overrides: AppOverrides = {}): Promise<CreatedApp> {
   const logger = createLogger(config);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, overrides), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, overrides), new ExpressAdapter(), {
     logger: new PinoNestLogger(logger),
     bodyParser: false,
   });

@@ -1,6 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 
 /**
  * The one reader of process.env. Every variable is validated at start-up; an invalid configuration fails with every
@@ -115,16 +115,18 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
   if (problems.length) throw new ConfigError(problems);
 
   const port = dto.PORT ?? 3000;
-  const dataDir = resolve(cwd, dto.DATA_DIR ?? './data');
-  const envName = (dto.NODE_ENV ?? 'development') as AppConfig['env'];
   const repoRoot = resolve(__dirname, '..', '..', '..');
+  // The default is the repository's data/ whichever workspace runs (npm start at the root, npm run manage -w api);
+  // a relative DATA_DIR is taken from where the command was typed (npm's INIT_CWD).
+  const dataDir = dto.DATA_DIR ? resolve(env.INIT_CWD ?? cwd, dto.DATA_DIR) : resolve(repoRoot, 'data');
+  const envName = (dto.NODE_ENV ?? 'development') as AppConfig['env'];
   const url = dto.DATABASE_URL;
   return {
     env: envName,
     host: dto.HOST ?? '0.0.0.0',
     port,
     publicUrl: (dto.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-    dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
+    dataDir,
     database: url
       ? { engine: 'mysql', url: url.replace(/^mariadb:/, 'mysql:'), flavour: url.startsWith('mariadb:') ? 'mariadb' : 'mysql' }
       : { engine: 'sqlite', file: resolve(dataDir, 'esign.sqlite') },

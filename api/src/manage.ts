@@ -1,0 +1,121 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { ORG_MODES, type OrgMode } from '@esign/contract';
+import { Command, CommanderError, Option } from 'commander';
+import { AppModule } from './app.module';
+import { AppError } from './common/app-error';
+import { ConfigError, loadConfig } from './config/app-config';
+import { AuthService } from './modules/auth/auth.service';
+import { UsersService } from './modules/auth/users.service';
+import { OrganisationsService } from './modules/organisations/organisations.service';
+
+/**
+ * The management command: `npm run manage -w api -- <command>`. It uses the same configuration (DATA_DIR or
+ * DATABASE_URL) and the same services as the server, and runs the migrations first.
+ */
+export interface ManageIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Reads a whole input stream (for --password-stdin). */
+  readStdin: () => Promise<string>;
+}
+
+export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageIo): Promise<number> {
+  const withServices = async <T>(fn: (app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>) => Promise<T>) => {
+    const config = loadConfig(env);
+    const app = await NestFactory.createApplicationContext(AppModule.forRoot({ ...config, logLevel: 'silent' }), {
+      logger: false,
+    });
+    try {
+      return await fn(app);
+    } finally {
+      await app.close();
+    }
+  };
+  const password = async (opts: { password?: string; passwordStdin?: boolean }): Promise<string> => {
+    if (opts.password !== undefined && opts.passwordStdin) throw new AppError('VALIDATION_FAILED', 'Give --password or --password-stdin, not both.');
+    if (opts.passwordStdin) return (await io.readStdin()).replace(/\r?\n$/, '');
+    if (opts.password === undefined) throw new AppError('VALIDATION_FAILED', 'Give the password with --password-stdin (or --password).');
+    return opts.password;
+  };
+
+  const program = new Command('manage')
+    .description('Manage organisations, staff users and API keys of the e-Sign API.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+
+  program
+    .command('create-org')
+    .description('Create an organisation.')
+    .requiredOption('--id <id>', 'organisation id used in URLs (lower-case letters, digits, _ or -)')
+    .requiredOption('--name <name>', 'display name')
+    .addOption(new Option('--mode <mode>', 'test or live').choices(ORG_MODES as unknown as string[]).default('test'))
+    .option('--tag <tag>', 'tag returned at sign-in (defaults to the id)')
+    .action(async (opts: { id: string; name: string; mode: OrgMode; tag?: string }) => {
+      const org = await withServices((app) => app.get(OrganisationsService).create(opts));
+      io.out(`Created organisation '${org.id}' (${org.name}, ${org.mode} mode).`);
+    });
+
+  program
+    .command('create-user')
+    .description('Create a staff user in an organisation.')
+    .requiredOption('--org <orgId>', 'organisation id')
+    .requiredOption('--username <username>', 'sign-in name')
+    .option('--password <password>', 'password (visible to other local users; prefer --password-stdin)')
+    .option('--password-stdin', 'read the password from standard input')
+    .action(async (opts: { org: string; username: string; password?: string; passwordStdin?: boolean }) => {
+      const secret = await password(opts);
+      const user = await withServices((app) => app.get(UsersService).create(opts.org, opts.username, secret));
+      io.out(`Created user '${user.username}' in organisation '${user.orgId}'.`);
+    });
+
+  program
+    .command('set-password')
+    .description("Set a staff user's password.")
+    .requiredOption('--username <username>', 'sign-in name')
+    .option('--password <password>', 'new password (prefer --password-stdin)')
+    .option('--password-stdin', 'read the password from standard input')
+    .action(async (opts: { username: string; password?: string; passwordStdin?: boolean }) => {
+      const secret = await password(opts);
+      await withServices((app) => app.get(UsersService).setPassword(opts.username, secret));
+      io.out(`Password of '${opts.username.toLowerCase()}' changed.`);
+    });
+
+  program
+    .command('create-api-key')
+    .description('Create a long-lived organisation API key for the CLI or CI scripts; it is printed once.')
+    .requiredOption('--org <orgId>', 'organisation id')
+    .requiredOption('--name <name>', 'what the key is for')
+    .action(async (opts: { org: string; name: string }) => {
+      const key = await withServices((app) => app.get(AuthService).createOrgKey(opts.org, opts.name));
+      io.out(`Created API key '${key.name}' (id ${key.id}) for organisation '${opts.org}'. Store it now; it is not shown again:`);
+      io.out(key.key);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof AppError || err instanceof ConfigError) {
+      io.err(err.message);
+      return 1;
+    }
+    io.err(`manage failed: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  manage(process.argv.slice(2), process.env, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}
