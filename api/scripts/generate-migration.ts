@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { createDataSource } from '../src/database/data-source';
-import { startMariaDb } from '../test/support/mariadb-server';
+import { mysqlUrl, startMariaDb } from '../test/support/mariadb-server';
 
 const name = process.argv[2];
 if (!name || !/^[A-Z][A-Za-z0-9]+$/.test(name)) {
@@ -76,10 +76,10 @@ async function main() {
     const sqlite = await diff({ database: { engine: 'sqlite', file: join(dir, 'gen.sqlite') } });
     const mariadb = await startMariaDb();
     try {
-      const admin = await createConnection(`${mariadb.baseUrl}mysql`);
+      const admin = await createConnection(mysqlUrl(`${mariadb.baseUrl}mysql`));
       await admin.query('CREATE DATABASE gen');
       await admin.end();
-      const mysql = await diff({ database: { engine: 'mysql', url: `${mariadb.baseUrl}gen`, flavour: 'mysql' } });
+      const mysql = await diff({ database: { engine: 'mysql', url: mysqlUrl(`${mariadb.baseUrl}gen`), flavour: 'mariadb' } });
       if (!sqlite.upQueries.length && !mysql.upQueries.length) {
         console.log('The migrations already match the entities.');
         return;

@@ -17,7 +17,7 @@ class EnvDto {
   @IsOptional() @IsString() @Matches(/^[0-9a-fA-F:.]+$|^localhost$/, { message: 'must be an IP address or localhost' })
   HOST?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(0) @Max(65535)
+  @IsOptional() @Transform(toInt) @Min(0) @Max(65535) @IsInt({ message: 'must be an integer' })
   PORT?: number;
 
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
@@ -41,16 +41,16 @@ class EnvDto {
   })
   TRUSTED_PROXIES?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(60) @Max(86_400)
+  @IsOptional() @Transform(toInt) @Min(60) @Max(86_400) @IsInt({ message: 'must be an integer' })
   SESSION_IDLE_SECONDS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(60) @Max(30 * 86_400)
+  @IsOptional() @Transform(toInt) @Min(60) @Max(30 * 86_400) @IsInt({ message: 'must be an integer' })
   SESSION_MAX_SECONDS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(1000)
+  @IsOptional() @Transform(toInt) @Min(1) @Max(1000) @IsInt({ message: 'must be an integer' })
   LOGIN_MAX_FAILURES?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(86_400)
+  @IsOptional() @Transform(toInt) @Min(1) @Max(86_400) @IsInt({ message: 'must be an integer' })
   LOGIN_FAILURE_WINDOW_SECONDS?: number;
 }
 
@@ -102,7 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
     if (value !== undefined && value !== '') raw[key] = value;
   }
   const dto = plainToInstance(EnvDto, raw);
-  const errors = validateSync(dto, { whitelist: true });
+  const errors = validateSync(dto, { whitelist: true, stopAtFirstError: true });
   const problems = errors.map((e) => {
     const reasons = Object.values(e.constraints ?? {}).map((m) => m.replace(new RegExp(`^${e.property} `), ''));
     return `${e.property} ${reasons.join('; ')} (got ${JSON.stringify(raw[e.property])})`;

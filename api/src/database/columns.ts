@@ -1,9 +1,12 @@
-import { Column, CreateDateColumn, UpdateDateColumn, type ColumnOptions, type ValueTransformer } from 'typeorm';
+import { Column, type ColumnOptions, type ValueTransformer } from 'typeorm';
 
-/** Millisecond timestamps that mean the same on SQLite and MySQL/MariaDB. */
+/**
+ * Millisecond timestamps that mean the same on SQLite, MySQL 8 and MariaDB. The services set them from the Clock (so
+ * tests can move time); no database default, because MySQL 8 refuses CURRENT_TIMESTAMP(6) on a datetime(3).
+ */
 export const DateTimeColumn = (options: ColumnOptions = {}) => Column({ type: 'datetime', precision: 3, ...options });
-export const CreatedAtColumn = () => CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 });
-export const UpdatedAtColumn = () => UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 });
+export const CreatedAtColumn = () => DateTimeColumn({ name: 'created_at' });
+export const UpdatedAtColumn = () => DateTimeColumn({ name: 'updated_at' });
 
 /** A short list stored as comma-separated text (values never contain commas). */
 export const commaList: ValueTransformer = {

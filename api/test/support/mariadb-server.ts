@@ -10,7 +10,7 @@ import { createConnection } from 'mysql2/promise';
  * listening on 127.0.0.1 on a free port, stopped and deleted afterwards. No system service is touched.
  */
 export interface MariaDbServer {
-  /** mysql://esign:esign@127.0.0.1:PORT/ — append a database name. */
+  /** mariadb://esign:esign@127.0.0.1:PORT/ — append a database name. */
   baseUrl: string;
   stop(): Promise<void>;
 }
@@ -92,7 +92,7 @@ export async function startMariaDb(): Promise<MariaDbServer> {
   }
 
   return {
-    baseUrl: `mysql://esign:esign@127.0.0.1:${port}/`,
+    baseUrl: `mariadb://esign:esign@127.0.0.1:${port}/`,
     stop: async () => {
       if (!exited) {
         const done = new Promise((r) => child.once('exit', r));
@@ -112,3 +112,6 @@ function safeRead(file: string): string {
     return '';
   }
 }
+
+/** mysql2 itself only understands mysql:// URLs. */
+export const mysqlUrl = (url: string) => url.replace(/^mariadb:/, 'mysql:');

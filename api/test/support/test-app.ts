@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { mysqlUrl } from './mariadb-server';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
@@ -44,14 +45,14 @@ export async function freshDatabase(): Promise<{ env: Record<string, string>; da
   const base = process.env.MARIADB_BASE_URL;
   if (!base) throw new Error('MARIADB_BASE_URL is not set: the global setup starts MariaDB when DB_ENGINE=mariadb');
   const name = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = await createConnection(`${base}mysql`);
+  const admin = await createConnection(mysqlUrl(`${base}mysql`));
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await admin.end();
   return {
     env: { DATA_DIR: dataDir, DATABASE_URL: `${base}${name}` },
     dataDir,
     drop: async () => {
-      const c = await createConnection(`${base}mysql`);
+      const c = await createConnection(mysqlUrl(`${base}mysql`));
       await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
       await c.end();
       rmSync(dataDir, { recursive: true, force: true });

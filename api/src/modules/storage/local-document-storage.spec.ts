@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppError } from '../../common/app-error';
+import { LocalDocumentStorage } from './local-document-storage';
+
+describe('LocalDocumentStorage', () => {
+  let root: string;
+  let storage: LocalDocumentStorage;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'esign-storage-'));
+    storage = new LocalDocumentStorage(root);
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('stores bytes under their SHA-256 and gives them back', async () => {
+    const bytes = Buffer.from('%PDF-1.7 a document');
+    const { key, size } = await storage.put(bytes);
+    expect(key).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(size).toBe(bytes.length);
+    expect(await storage.exists(key)).toBe(true);
+    expect((await storage.get(key)).equals(bytes)).toBe(true);
+    expect(statSync(join(root, key.slice(0, 2), key.slice(2, 4), key)).isFile()).toBe(true);
+  });
+
+  it('never overwrites: storing the same bytes again keeps the original file', async () => {
+    const bytes = Buffer.from('same content');
+    const { key } = await storage.put(bytes);
+    const path = join(root, key.slice(0, 2), key.slice(2, 4), key);
+    const before = statSync(path);
+    await storage.put(bytes);
+    await Promise.all(Array.from({ length: 10 }, () => storage.put(bytes)));
+    const after = statSync(path);
+    expect(after.ino).toBe(before.ino);
+    expect(after.mtimeMs).toBe(before.mtimeMs);
+    expect(readdirSync(join(root, key.slice(0, 2), key.slice(2, 4)))).toEqual([key]); // no temporary files left
+  });
+
+  it('refuses to hand out bytes that no longer match their key', async () => {
+    const { key } = await storage.put(Buffer.from('original'));
+    writeFileSync(join(root, key.slice(0, 2), key.slice(2, 4), key), 'tampered');
+    await expect(storage.get(key)).rejects.toThrow(/does not match its hash/);
+  });
+
+  it('answers NOT_FOUND for unknown or malformed keys, without touching the file system outside its root', async () => {
+    await expect(storage.get('0'.repeat(64))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(storage.get('../../etc/passwd')).rejects.toBeInstanceOf(AppError);
+    expect(await storage.exists('../x')).toBe(false);
+  });
+});

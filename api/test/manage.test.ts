@@ -1,0 +1,71 @@
+import { manage, type ManageIo } from '../src/manage';
+import { createDataSource } from '../src/database/data-source';
+import { loadConfig } from '../src/config/app-config';
+import { freshDatabase } from './support/test-app';
+
+function io(stdin = ''): ManageIo & { lines: string[]; errors: string[] } {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  return { lines, errors, out: (l) => lines.push(l), err: (l) => errors.push(l), readStdin: async () => stdin };
+}
+
+describe('the management command', () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    env = { NODE_ENV: 'test', ...database.env };
+  });
+  afterAll(() => database.drop());
+
+  it('creates an organisation, a user (password from stdin), sets a password and creates an API key', async () => {
+    let out = io();
+    expect(await manage(['create-org', '--id', 'acme', '--name', 'Acme Ltd', '--mode', 'live'], env, out)).toBe(0);
+    expect(out.lines).toEqual(["Created organisation 'acme' (Acme Ltd, live mode)."]);
+
+    out = io('first-password\n');
+    expect(await manage(['create-user', '--org', 'acme', '--username', 'Alice', '--password-stdin'], env, out)).toBe(0);
+    expect(out.lines).toEqual(["Created user 'alice' in organisation 'acme'."]);
+
+    out = io();
+    expect(await manage(['set-password', '--username', 'alice', '--password', 'second-password'], env, out)).toBe(0);
+
+    out = io();
+    expect(await manage(['create-api-key', '--org', 'acme', '--name', 'ci'], env, out)).toBe(0);
+    const key = out.lines[1];
+    expect(key).toMatch(/^eso_/);
+
+    const ds = createDataSource(loadConfig(env));
+    await ds.initialize();
+    try {
+      const [org] = await ds.query("SELECT mode FROM organisations WHERE id = 'acme'");
+      expect(org.mode).toBe('live');
+      const [user] = await ds.query("SELECT password_hash FROM users WHERE username = 'alice'");
+      expect(user.password_hash).toMatch(/^\$argon2id\$/);
+      const keys: unknown[] = await ds.query("SELECT * FROM api_keys WHERE kind = 'org'");
+      expect(keys).toHaveLength(1);
+      expect(JSON.stringify(keys)).not.toContain(key);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it.each([
+    [['create-org', '--id', 'acme', '--name', 'Again'], "The organisation 'acme' exists already."],
+    [['create-org', '--id', 'Bad Id!', '--name', 'x'], 'An organisation id is 2 to 64 characters'],
+    [['create-user', '--org', 'nowhere', '--username', 'bob', '--password', 'long-enough'], "No organisation 'nowhere'."],
+    [['create-user', '--org', 'acme', '--username', 'bob', '--password', 'short'], 'A password is 8 to 256 characters.'],
+    [['create-user', '--org', 'acme', '--username', 'alice', '--password', 'long-enough'], "The username 'alice' is taken."],
+    [['set-password', '--username', 'ghost', '--password', 'long-enough'], "No user 'ghost'."],
+    [['create-api-key', '--org', 'nowhere', '--name', 'x'], "No organisation 'nowhere'."],
+  ])('refuses %j with a clear message and exit code 1', async (argv, message) => {
+    const out = io();
+    expect(await manage(argv, env, out)).toBe(1);
+    expect(out.errors.join('\n')).toContain(message);
+  });
+
+  it('exits 2 on an unknown command or a missing option', async () => {
+    expect(await manage(['launch-rockets'], env, io())).toBe(2);
+    expect(await manage(['create-org', '--id', 'x1'], env, io())).toBe(2);
+  });
+});

@@ -1,0 +1,132 @@
+import { Messages } from '@esign/contract';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEMO, seedDemo } from '../src/seed';
+import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
+
+const DEFAULT_LOGO = readFileSync(join(__dirname, '..', 'assets', 'default-logo.png'));
+const binary = (res: NodeJS.ReadableStream & { setEncoding(e: string): void; on(e: string, cb: (c?: string) => void): void }, cb: (err: Error | null, body: Buffer) => void) => {
+  res.setEncoding('binary');
+  let data = '';
+  res.on('data', (chunk?: string) => (data += chunk));
+  res.on('end', () => cb(null, Buffer.from(data, 'binary')));
+};
+
+describe('one origin: pages, logos, health, documentation, errors', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+  });
+  afterAll(() => t.close());
+
+  it('redirects / to /sign-in and every unknown page to /not-found', async () => {
+    await t.http.get('/').expect(302).expect('Location', '/sign-in');
+    for (const path of ['/nothing', '/dashboard/extra', '/esign/acme/1', '/success', '/docsx']) {
+      await t.http.get(path).expect(302).expect('Location', '/not-found');
+    }
+  });
+
+  it('serves the console at the staff routes and the signer app at the recipient routes', async () => {
+    for (const path of ['/sign-in', '/dashboard', '/drafts', '/request-initiate', '/upload', '/mail-sent', '/not-found', '/list']) {
+      const res = await t.http.get(path).expect(200);
+      expect(res.text).toContain('console-app');
+    }
+    for (const path of ['/esign/acme/1001/1?token=abc', '/success/acme/r1', '/failed/acme/r1?email=1', '/retry-mail-sent']) {
+      const res = await t.http.get(path).expect(200);
+      expect(res.text).toContain('signer-app');
+    }
+  });
+
+  it('answers unknown API paths with a JSON 404, not a page', async () => {
+    const res = await t.http.get('/api/nothing-here').set('apikey', await signIn(t, 'alice', 'alice-password')).expect(404);
+    expect(res.body).toEqual({ code: 404, error: 'NOT_FOUND', message: Messages.notFound, status: { statusMessage: Messages.notFound } });
+    await t.http.post('/v1/nothing').expect(404);
+  });
+
+  it('serves the default logo, then the organisation\'s own PNG once uploaded; refuses a non-PNG', async () => {
+    const before = await t.http.get('/docs/logos/acme.png').buffer(true).parse(binary).expect(200).expect('Content-Type', 'image/png');
+    expect(Buffer.compare(before.body, DEFAULT_LOGO)).toBe(0);
+    await t.http.get('/docs/logos/unknown-org.png').expect(200).expect('Content-Type', 'image/png');
+
+    const key = await signIn(t, 'alice', 'alice-password');
+    const png = readFileSync(join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'faces', 'coffee.png'));
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]);
+    const refused = await t.http.put('/api/organisations/acme/logo').set('apikey', key).attach('file', jpeg, 'logo.png').expect(415);
+    expect(refused.body.message).toBe('The logo must be a PNG image.');
+    await t.http.put('/api/organisations/acme/logo').set('apikey', key).expect(400);
+    const set = await t.http.put('/api/organisations/acme/logo').set('apikey', key).attach('file', png, 'logo.png').expect(200);
+    expect(set.body.settings.has_logo).toBe(true);
+    const after = await t.http.get('/docs/logos/acme.png').buffer(true).parse(binary).expect(200);
+    expect(Buffer.compare(after.body, png)).toBe(0);
+  });
+
+  it('updates organisation settings with validation', async () => {
+    const key = await signIn(t, 'alice', 'alice-password');
+    const res = await t.http
+      .put('/api/organisations/acme')
+      .set('apikey', key)
+      .send({ live_video: true, live_video_threshold: 0.8, return_url: 'example.com/done', signature_types: ['Aadhaar', 'e-Signature'] })
+      .expect(200);
+    expect(res.body.settings).toMatchObject({
+      live_video: true,
+      live_video_threshold: 0.8,
+      return_url: 'example.com/done',
+      signature_types: ['Aadhaar', 'e-Signature'],
+      request_expiry_days: 30,
+    });
+    const bad = await t.http.put('/api/organisations/acme').set('apikey', key).send({ live_video_threshold: 3, signature_types: ['Fax'] }).expect(400);
+    expect(bad.body.error).toBe('VALIDATION_FAILED');
+    expect(bad.body.message).toMatch(/live_video_threshold/);
+    expect(bad.body.message).toMatch(/signature_types/);
+    const unchanged = await t.http.get('/api/organisations/acme').set('apikey', key).expect(200);
+    expect(unchanged.body.settings.live_video_threshold).toBe(0.8);
+  });
+
+  it('answers malformed JSON with a 400, never a 500', async () => {
+    const res = await t.http.post('/api/api-keys').set('content-type', 'application/json').send('{"name": ').expect(400);
+    expect(res.body.code).toBe(400);
+  });
+
+  it('reports health with the engine in use, and echoes a request id', async () => {
+    const res = await t.http.get('/health').set('x-request-id', 'trace-me-1').expect(200);
+    expect(res.body).toEqual({ status: 'ok', database: t.config.database.engine === 'sqlite' ? 'sqlite' : 'mysql', version: '0.1.0' });
+    expect(res.headers['x-request-id']).toBe('trace-me-1');
+    const generated = await t.http.get('/health').expect(200);
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('publishes OpenAPI for the sign-in and the resources', async () => {
+    await t.http.get('/api-docs').expect(200);
+    const doc = await t.http.get('/api-docs-json').expect(200);
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/consumers/{username}/key-auth', '/consumers/{username}', '/api/organisations/{orgId}', '/api/api-keys', '/health']),
+    );
+  });
+});
+
+describe('demo seed', () => {
+  it('seeds organisation demo (test mode) with demo / demo1234 on an empty database, once', async () => {
+    const t = await startTestApp();
+    try {
+      expect(await seedDemo(t.app)).toBe(true);
+      expect(await seedDemo(t.app)).toBe(false);
+      const consumer = await t.http.get(`/consumers/${DEMO.username}`).auth(DEMO.username, DEMO.password).expect(200);
+      expect(consumer.body.tags).toEqual(['demo', 'demo', 'test']);
+      await signIn(t, DEMO.username, DEMO.password);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('does not seed a database that already has an organisation', async () => {
+    const t = await startTestApp();
+    try {
+      await createOrgWithUser(t, 'acme');
+      expect(await seedDemo(t.app)).toBe(false);
+      await t.http.get('/consumers/demo').auth('demo', 'demo1234').expect(401);
+    } finally {
+      await t.close();
+    }
+  });
+});
