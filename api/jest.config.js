@@ -20,7 +20,11 @@ module.exports = {
       {
         babelrc: false,
         configFile: false,
-        plugins: [join(__dirname, 'test/support/babel-import-meta.js'), '@babel/plugin-transform-dynamic-import', '@babel/plugin-transform-modules-commonjs'],
+        plugins: [
+          join(__dirname, 'test/support/babel-import-meta.js'),
+          '@babel/plugin-transform-dynamic-import',
+          '@babel/plugin-transform-modules-commonjs',
+        ],
       },
     ],
   },

@@ -79,13 +79,23 @@ async function main() {
       const admin = await createConnection(mysqlUrl(`${mariadb.baseUrl}mysql`));
       await admin.query('CREATE DATABASE gen');
       await admin.end();
-      const mysql = await diff({ database: { engine: 'mysql', url: mysqlUrl(`${mariadb.baseUrl}gen`), flavour: 'mariadb' } });
+      const mysql = await diff({
+        database: { engine: 'mysql', url: mysqlUrl(`${mariadb.baseUrl}gen`), flavour: 'mariadb' },
+      });
       if (!sqlite.upQueries.length && !mysql.upQueries.length) {
         console.log('The migrations already match the entities.');
         return;
       }
-      write('sqlite', sqlite.upQueries.map((x) => x.query), sqlite.downQueries.reverse().map((x) => x.query));
-      write('mysql', mysql.upQueries.map((x) => x.query), mysql.downQueries.reverse().map((x) => x.query));
+      write(
+        'sqlite',
+        sqlite.upQueries.map((x) => x.query),
+        sqlite.downQueries.reverse().map((x) => x.query),
+      );
+      write(
+        'mysql',
+        mysql.upQueries.map((x) => x.query),
+        mysql.downQueries.reverse().map((x) => x.query),
+      );
     } finally {
       await mariadb.stop();
     }

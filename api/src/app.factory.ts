@@ -20,10 +20,14 @@ export interface CreatedApp {
 /** Builds the whole HTTP application; main.ts and the tests both use it. */
 export async function createApp(config: AppConfig, overrides: AppOverrides = {}): Promise<CreatedApp> {
   const logger = createLogger(config);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, overrides), new ExpressAdapter(), {
-    logger: new PinoNestLogger(logger),
-    bodyParser: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config, overrides),
+    new ExpressAdapter(),
+    {
+      logger: new PinoNestLogger(logger),
+      bodyParser: false,
+    },
+  );
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.disable('x-powered-by');
   app.use(createHttpLogger(logger));
@@ -39,7 +43,9 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
       exceptionFactory: (errors) =>
         new AppError(
           'VALIDATION_FAILED',
-          errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: `${e.property} is not valid` })).join('; '),
+          errors
+            .flatMap((e) => Object.values(e.constraints ?? { [e.property]: `${e.property} is not valid` }))
+            .join('; '),
         ),
     }),
   );

@@ -16,7 +16,11 @@ async function main(): Promise<void> {
   const lines = [
     '',
     `  e-Sign is running: sign in at ${where}`,
-    ...(config.seedDemo ? [`  Demo organisation '${DEMO.orgId}': username ${DEMO.username}, password ${DEMO.password}${seeded ? ' (just created)' : ''}`] : []),
+    ...(config.seedDemo
+      ? [
+          `  Demo organisation '${DEMO.orgId}': username ${DEMO.username}, password ${DEMO.password}${seeded ? ' (just created)' : ''}`,
+        ]
+      : []),
     `  Database: ${db}`,
     `  API documentation: ${config.publicUrl}/api-docs`,
     '',
@@ -28,7 +32,9 @@ main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);
   } else {
-    process.stderr.write(`e-Sign failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `e-Sign failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
   }
   process.exitCode = 1;
   // Open handles (a half-started pool) must not keep a failed start alive.

@@ -21,7 +21,9 @@ export interface ManageIo {
 }
 
 export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageIo): Promise<number> {
-  const withServices = async <T>(fn: (app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>) => Promise<T>) => {
+  const withServices = async <T>(
+    fn: (app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>) => Promise<T>,
+  ) => {
     const config = loadConfig(env);
     const app = await NestFactory.createApplicationContext(AppModule.forRoot({ ...config, logLevel: 'silent' }), {
       logger: false,
@@ -33,9 +35,11 @@ export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageI
     }
   };
   const password = async (opts: { password?: string; passwordStdin?: boolean }): Promise<string> => {
-    if (opts.password !== undefined && opts.passwordStdin) throw new AppError('VALIDATION_FAILED', 'Give --password or --password-stdin, not both.');
+    if (opts.password !== undefined && opts.passwordStdin)
+      throw new AppError('VALIDATION_FAILED', 'Give --password or --password-stdin, not both.');
     if (opts.passwordStdin) return (await io.readStdin()).replace(/\r?\n$/, '');
-    if (opts.password === undefined) throw new AppError('VALIDATION_FAILED', 'Give the password with --password-stdin (or --password).');
+    if (opts.password === undefined)
+      throw new AppError('VALIDATION_FAILED', 'Give the password with --password-stdin (or --password).');
     return opts.password;
   };
 
@@ -88,7 +92,9 @@ export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageI
     .requiredOption('--name <name>', 'what the key is for')
     .action(async (opts: { org: string; name: string }) => {
       const key = await withServices((app) => app.get(AuthService).createOrgKey(opts.org, opts.name));
-      io.out(`Created API key '${key.name}' (id ${key.id}) for organisation '${opts.org}'. Store it now; it is not shown again:`);
+      io.out(
+        `Created API key '${key.name}' (id ${key.id}) for organisation '${opts.org}'. Store it now; it is not shown again:`,
+      );
       io.out(key.key);
     });
 

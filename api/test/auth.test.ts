@@ -34,7 +34,11 @@ describe('staff sign-in through /consumers', () => {
   it('returns the consumer record with tags [orgId, tag, mode]', async () => {
     const res = await t.http.get('/consumers/alice').auth('alice', 'alice-password').expect(200);
     expect(res.body).toMatchObject({ username: 'alice', custom_id: 'acme', tags: ['acme', 'acme-tag', 'test'] });
-    await t.http.put('/api/organisations/acme').set('apikey', await signIn(t, 'alice', 'alice-password')).send({ mode: 'live' }).expect(200);
+    await t.http
+      .put('/api/organisations/acme')
+      .set('apikey', await signIn(t, 'alice', 'alice-password'))
+      .send({ mode: 'live' })
+      .expect(200);
     const live = await t.http.get('/consumers/alice').auth('alice', 'alice-password').expect(200);
     expect(live.body.tags).toEqual(['acme', 'acme-tag', 'live']);
   });
@@ -43,9 +47,18 @@ describe('staff sign-in through /consumers', () => {
     ['a wrong password', (h: TestApp['http']) => h.get('/consumers/alice/key-auth').auth('alice', 'wrong-password')],
     ['an unknown user', (h: TestApp['http']) => h.get('/consumers/nobody/key-auth').auth('nobody', 'alice-password')],
     ['no Authorization header', (h: TestApp['http']) => h.get('/consumers/alice/key-auth')],
-    ['a Basic user other than the path', (h: TestApp['http']) => h.get('/consumers/alice/key-auth').auth('bob', 'alice-password')],
-    ['a malformed header', (h: TestApp['http']) => h.get('/consumers/alice/key-auth').set('Authorization', 'Basic !!!')],
-    ['the consumer call with a wrong password', (h: TestApp['http']) => h.get('/consumers/alice').auth('alice', 'nope-nope')],
+    [
+      'a Basic user other than the path',
+      (h: TestApp['http']) => h.get('/consumers/alice/key-auth').auth('bob', 'alice-password'),
+    ],
+    [
+      'a malformed header',
+      (h: TestApp['http']) => h.get('/consumers/alice/key-auth').set('Authorization', 'Basic !!!'),
+    ],
+    [
+      'the consumer call with a wrong password',
+      (h: TestApp['http']) => h.get('/consumers/alice').auth('alice', 'nope-nope'),
+    ],
   ])('answers 401 with the message the console maps to "User doesn\'t exist !" for %s', async (_name, call) => {
     const res = await call(t.http).expect(401);
     expect(res.body).toEqual(invalid);
@@ -66,7 +79,11 @@ describe('staff sign-in through /consumers', () => {
       await t.http.get('/consumers/alice/key-auth').auth('alice', `wrong-${i}`).expect(401);
     }
     const blocked = await t.http.get('/consumers/alice/key-auth').auth('alice', 'alice-password').expect(429);
-    expect(blocked.body).toMatchObject({ code: 429, error: 'TOO_MANY_ATTEMPTS', message: Messages.tooManyLoginFailures });
+    expect(blocked.body).toMatchObject({
+      code: 429,
+      error: 'TOO_MANY_ATTEMPTS',
+      message: Messages.tooManyLoginFailures,
+    });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(900);
     await t.http.get('/consumers/alice').auth('alice', 'alice-password').expect(429);
@@ -86,7 +103,8 @@ describe('staff sign-in through /consumers', () => {
   });
 
   it('throttles one client address that guesses across many usernames', async () => {
-    for (let i = 0; i < 20; i++) await t.http.get(`/consumers/user${i}/key-auth`).auth(`user${i}`, 'guess-guess').expect(401);
+    for (let i = 0; i < 20; i++)
+      await t.http.get(`/consumers/user${i}/key-auth`).auth(`user${i}`, 'guess-guess').expect(401);
     await t.http.get('/consumers/alice/key-auth').auth('alice', 'alice-password').expect(429);
   });
 
@@ -141,9 +159,17 @@ describe('organisation API keys', () => {
   afterEach(() => t.close());
 
   it('are named, shown once, hashed at rest, long-lived and revocable', async () => {
-    const created = await t.http.post('/api/api-keys').set('apikey', session).send({ name: 'nightly bulk' }).expect(201);
+    const created = await t.http
+      .post('/api/api-keys')
+      .set('apikey', session)
+      .send({ name: 'nightly bulk' })
+      .expect(201);
     expect(created.body.key).toMatch(/^eso_[A-Za-z0-9_-]{43}$/);
-    expect(created.body).toMatchObject({ name: 'nightly bulk', revoked_at: null, prefix: created.body.key.slice(0, 10) });
+    expect(created.body).toMatchObject({
+      name: 'nightly bulk',
+      revoked_at: null,
+      prefix: created.body.key.slice(0, 10),
+    });
     const key: string = created.body.key;
 
     const list = await t.http.get('/api/api-keys').set('apikey', key).expect(200);
@@ -163,7 +189,7 @@ describe('organisation API keys', () => {
     await t.http.get('/api/organisations/acme').set('apikey', key).expect(401);
   });
 
-  it('validates the name and cannot revoke another organisation\'s key', async () => {
+  it("validates the name and cannot revoke another organisation's key", async () => {
     const bad = await t.http.post('/api/api-keys').set('apikey', session).send({ name: '   ' }).expect(400);
     expect(bad.body.error).toBe('VALIDATION_FAILED');
     await t.http.post('/api/api-keys').set('apikey', session).send({ name: 'x', extra: 1 }).expect(400);

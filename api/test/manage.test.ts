@@ -53,9 +53,18 @@ describe('the management command', () => {
   it.each([
     [['create-org', '--id', 'acme', '--name', 'Again'], "The organisation 'acme' exists already."],
     [['create-org', '--id', 'Bad Id!', '--name', 'x'], 'An organisation id is 2 to 64 characters'],
-    [['create-user', '--org', 'nowhere', '--username', 'bob', '--password', 'long-enough'], "No organisation 'nowhere'."],
-    [['create-user', '--org', 'acme', '--username', 'bob', '--password', 'short'], 'A password is 8 to 256 characters.'],
-    [['create-user', '--org', 'acme', '--username', 'alice', '--password', 'long-enough'], "The username 'alice' is taken."],
+    [
+      ['create-user', '--org', 'nowhere', '--username', 'bob', '--password', 'long-enough'],
+      "No organisation 'nowhere'.",
+    ],
+    [
+      ['create-user', '--org', 'acme', '--username', 'bob', '--password', 'short'],
+      'A password is 8 to 256 characters.',
+    ],
+    [
+      ['create-user', '--org', 'acme', '--username', 'alice', '--password', 'long-enough'],
+      "The username 'alice' is taken.",
+    ],
     [['set-password', '--username', 'ghost', '--password', 'long-enough'], "No user 'ghost'."],
     [['create-api-key', '--org', 'nowhere', '--name', 'x'], "No organisation 'nowhere'."],
   ])('refuses %j with a clear message and exit code 1', async (argv, message) => {

@@ -11,7 +11,9 @@ describe(`migrations on ${engine}`, () => {
       await ds.initialize(); // migrationsRun: true
       const applied: { name: string }[] = await ds.query('SELECT name FROM migrations ORDER BY id');
       expect(applied.length).toBeGreaterThan(0);
-      const tables = (await ds.createQueryRunner().getTables(['organisations', 'users', 'api_keys', 'login_failures'])).map((t) => t.name.split('.').pop());
+      const tables = (
+        await ds.createQueryRunner().getTables(['organisations', 'users', 'api_keys', 'login_failures'])
+      ).map((t) => t.name.split('.').pop());
       expect(tables.sort()).toEqual(['api_keys', 'login_failures', 'organisations', 'users']);
 
       // Nothing is left for synchronize to do: the migrations are exactly the entities.

@@ -7,7 +7,13 @@ describe('starting the server', () => {
   it('fails with exit code 1 and names every bad variable when the configuration is invalid', () => {
     const run = spawnSync(
       process.execPath,
-      [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '-P', join(api, 'tsconfig.json'), join(api, 'src/main.ts')],
+      [
+        require.resolve('ts-node/dist/bin.js'),
+        '--transpile-only',
+        '-P',
+        join(api, 'tsconfig.json'),
+        join(api, 'src/main.ts'),
+      ],
       {
         cwd: api,
         env: { PATH: process.env.PATH, PORT: 'abc', DATABASE_URL: 'sqlite://nope', LOG_LEVEL: 'chatty' },

@@ -50,7 +50,9 @@ interface Route {
 }
 
 function registeredRoutes(t: TestApp): Route[] {
-  const express = t.app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string | string[]; methods: Record<string, boolean> } }[] } };
+  const express = t.app.getHttpAdapter().getInstance() as {
+    router: { stack: { route?: { path: string | string[]; methods: Record<string, boolean> } }[] };
+  };
   const routes: Route[] = [];
   for (const layer of express.router.stack) {
     if (!layer.route) continue;
@@ -65,7 +67,9 @@ function registeredRoutes(t: TestApp): Route[] {
 }
 
 function fill(path: string, orgId: string): string {
-  return path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => (ORG_PARAM.test(name) ? orgId : 'x1')).replace(/\*[A-Za-z_]+/g, 'x1');
+  return path
+    .replace(/:([A-Za-z_]+)/g, (_m, name: string) => (ORG_PARAM.test(name) ? orgId : 'x1'))
+    .replace(/\*[A-Za-z_]+/g, 'x1');
 }
 
 function call(t: TestApp, route: Route, url: string) {
@@ -123,7 +127,10 @@ describe('tenant isolation on every registered route', () => {
           : [
               call(t, route, own).set('apikey', key()).send({ orgId: 'org-b' }),
               call(t, route, own).set('apikey', key()).send({ org_id: 'org-b' }),
-              call(t, route, own).set('apikey', key()).field('orgId', 'org-b').attach('file', Buffer.from('%PDF-1.4\n'), 'a.pdf'),
+              call(t, route, own)
+                .set('apikey', key())
+                .field('orgId', 'org-b')
+                .attach('file', Buffer.from('%PDF-1.4\n'), 'a.pdf'),
             ]),
       ];
       for (const attempt of attempts) {
@@ -142,7 +149,11 @@ describe('tenant isolation on every registered route', () => {
   it('lets A reach its own organisation and nothing of B', async () => {
     const own = await t.http.get('/api/organisations/org-a').set('apikey', keyA).expect(200);
     expect(own.body.id).toBe('org-a');
-    const other = await t.http.put('/api/organisations/org-b').set('apikey', keyA).send({ name: 'hijacked' }).expect(403);
+    const other = await t.http
+      .put('/api/organisations/org-b')
+      .set('apikey', keyA)
+      .send({ name: 'hijacked' })
+      .expect(403);
     expect(other.body).toEqual(forbidden);
     const keyB = await signIn(t, 'bob', 'bob-password');
     const b = await t.http.get('/api/organisations/org-b').set('apikey', keyB).expect(200);

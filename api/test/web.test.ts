@@ -5,12 +5,6 @@ import { DEMO, seedDemo } from '../src/seed';
 import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
 
 const DEFAULT_LOGO = readFileSync(join(__dirname, '..', 'assets', 'default-logo.png'));
-const binary = (res: NodeJS.ReadableStream & { setEncoding(e: string): void; on(e: string, cb: (c?: string) => void): void }, cb: (err: Error | null, body: Buffer) => void) => {
-  res.setEncoding('binary');
-  let data = '';
-  res.on('data', (chunk?: string) => (data += chunk));
-  res.on('end', () => cb(null, Buffer.from(data, 'binary')));
-};
 
 describe('one origin: pages, logos, health, documentation, errors', () => {
   let t: TestApp;
@@ -28,36 +22,69 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
   });
 
   it('serves the console at the staff routes and the signer app at the recipient routes', async () => {
-    for (const path of ['/sign-in', '/dashboard', '/drafts', '/request-initiate', '/upload', '/mail-sent', '/not-found', '/list']) {
+    for (const path of [
+      '/sign-in',
+      '/dashboard',
+      '/drafts',
+      '/request-initiate',
+      '/upload',
+      '/mail-sent',
+      '/not-found',
+      '/list',
+    ]) {
       const res = await t.http.get(path).expect(200);
       expect(res.text).toContain('console-app');
     }
-    for (const path of ['/esign/acme/1001/1?token=abc', '/success/acme/r1', '/failed/acme/r1?email=1', '/retry-mail-sent']) {
+    for (const path of [
+      '/esign/acme/1001/1?token=abc',
+      '/success/acme/r1',
+      '/failed/acme/r1?email=1',
+      '/retry-mail-sent',
+    ]) {
       const res = await t.http.get(path).expect(200);
       expect(res.text).toContain('signer-app');
     }
   });
 
   it('answers unknown API paths with a JSON 404, not a page', async () => {
-    const res = await t.http.get('/api/nothing-here').set('apikey', await signIn(t, 'alice', 'alice-password')).expect(404);
-    expect(res.body).toEqual({ code: 404, error: 'NOT_FOUND', message: Messages.notFound, status: { statusMessage: Messages.notFound } });
+    const res = await t.http
+      .get('/api/nothing-here')
+      .set('apikey', await signIn(t, 'alice', 'alice-password'))
+      .expect(404);
+    expect(res.body).toEqual({
+      code: 404,
+      error: 'NOT_FOUND',
+      message: Messages.notFound,
+      status: { statusMessage: Messages.notFound },
+    });
     await t.http.post('/v1/nothing').expect(404);
   });
 
-  it('serves the default logo, then the organisation\'s own PNG once uploaded; refuses a non-PNG', async () => {
-    const before = await t.http.get('/docs/logos/acme.png').buffer(true).parse(binary).expect(200).expect('Content-Type', 'image/png');
+  it("serves the default logo, then the organisation's own PNG once uploaded; refuses a non-PNG", async () => {
+    const before = await t.http
+      .get('/docs/logos/acme.png')
+            .expect(200)
+      .expect('Content-Type', 'image/png');
     expect(Buffer.compare(before.body, DEFAULT_LOGO)).toBe(0);
     await t.http.get('/docs/logos/unknown-org.png').expect(200).expect('Content-Type', 'image/png');
 
     const key = await signIn(t, 'alice', 'alice-password');
     const png = readFileSync(join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'faces', 'coffee.png'));
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]);
-    const refused = await t.http.put('/api/organisations/acme/logo').set('apikey', key).attach('file', jpeg, 'logo.png').expect(415);
+    const refused = await t.http
+      .put('/api/organisations/acme/logo')
+      .set('apikey', key)
+      .attach('file', jpeg, 'logo.png')
+      .expect(415);
     expect(refused.body.message).toBe('The logo must be a PNG image.');
     await t.http.put('/api/organisations/acme/logo').set('apikey', key).expect(400);
-    const set = await t.http.put('/api/organisations/acme/logo').set('apikey', key).attach('file', png, 'logo.png').expect(200);
+    const set = await t.http
+      .put('/api/organisations/acme/logo')
+      .set('apikey', key)
+      .attach('file', png, 'logo.png')
+      .expect(200);
     expect(set.body.settings.has_logo).toBe(true);
-    const after = await t.http.get('/docs/logos/acme.png').buffer(true).parse(binary).expect(200);
+    const after = await t.http.get('/docs/logos/acme.png').expect(200);
     expect(Buffer.compare(after.body, png)).toBe(0);
   });
 
@@ -66,7 +93,12 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     const res = await t.http
       .put('/api/organisations/acme')
       .set('apikey', key)
-      .send({ live_video: true, live_video_threshold: 0.8, return_url: 'example.com/done', signature_types: ['Aadhaar', 'e-Signature'] })
+      .send({
+        live_video: true,
+        live_video_threshold: 0.8,
+        return_url: 'example.com/done',
+        signature_types: ['Aadhaar', 'e-Signature'],
+      })
       .expect(200);
     expect(res.body.settings).toMatchObject({
       live_video: true,
@@ -75,7 +107,11 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
       signature_types: ['Aadhaar', 'e-Signature'],
       request_expiry_days: 30,
     });
-    const bad = await t.http.put('/api/organisations/acme').set('apikey', key).send({ live_video_threshold: 3, signature_types: ['Fax'] }).expect(400);
+    const bad = await t.http
+      .put('/api/organisations/acme')
+      .set('apikey', key)
+      .send({ live_video_threshold: 3, signature_types: ['Fax'] })
+      .expect(400);
     expect(bad.body.error).toBe('VALIDATION_FAILED');
     expect(bad.body.message).toMatch(/live_video_threshold/);
     expect(bad.body.message).toMatch(/signature_types/);
@@ -84,13 +120,21 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
   });
 
   it('answers malformed JSON with a 400, never a 500', async () => {
-    const res = await t.http.post('/api/api-keys').set('content-type', 'application/json').send('{"name": ').expect(400);
+    const res = await t.http
+      .post('/api/api-keys')
+      .set('content-type', 'application/json')
+      .send('{"name": ')
+      .expect(400);
     expect(res.body.code).toBe(400);
   });
 
   it('reports health with the engine in use, and echoes a request id', async () => {
     const res = await t.http.get('/health').set('x-request-id', 'trace-me-1').expect(200);
-    expect(res.body).toEqual({ status: 'ok', database: t.config.database.engine === 'sqlite' ? 'sqlite' : 'mysql', version: '0.1.0' });
+    expect(res.body).toEqual({
+      status: 'ok',
+      database: t.config.database.engine === 'sqlite' ? 'sqlite' : 'mysql',
+      version: '0.1.0',
+    });
     expect(res.headers['x-request-id']).toBe('trace-me-1');
     const generated = await t.http.get('/health').expect(200);
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
@@ -100,7 +144,13 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     await t.http.get('/api-docs').expect(200);
     const doc = await t.http.get('/api-docs-json').expect(200);
     expect(Object.keys(doc.body.paths)).toEqual(
-      expect.arrayContaining(['/consumers/{username}/key-auth', '/consumers/{username}', '/api/organisations/{orgId}', '/api/api-keys', '/health']),
+      expect.arrayContaining([
+        '/consumers/{username}/key-auth',
+        '/consumers/{username}',
+        '/api/organisations/{orgId}',
+        '/api/api-keys',
+        '/health',
+      ]),
     );
   });
 });

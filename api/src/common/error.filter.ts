@@ -51,8 +51,12 @@ export class AppErrorFilter implements ExceptionFilter {
     res.status(ErrorStatus[code]).json(errorBody(code, message));
   }
 
-  private describe(exception: unknown, req: Request): { code: ErrorCode; message: string; headers: Record<string, string> } {
-    if (exception instanceof AppError) return { code: exception.code, message: exception.message, headers: exception.headers };
+  private describe(
+    exception: unknown,
+    req: Request,
+  ): { code: ErrorCode; message: string; headers: Record<string, string> } {
+    if (exception instanceof AppError)
+      return { code: exception.code, message: exception.message, headers: exception.headers };
 
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -70,7 +74,8 @@ export class AppErrorFilter implements ExceptionFilter {
 
     // Errors raised by Express middleware (body parsers, multer) carry a status or a code.
     const err = exception as { status?: number; type?: string; code?: string; message?: string } | undefined;
-    if (err?.type === 'entity.parse.failed') return { code: 'INVALID_JSON', message: 'The request body is not valid JSON.', headers: {} };
+    if (err?.type === 'entity.parse.failed')
+      return { code: 'INVALID_JSON', message: 'The request body is not valid JSON.', headers: {} };
     if (err?.type === 'entity.too.large' || err?.code === 'LIMIT_FILE_SIZE') {
       return { code: 'PAYLOAD_TOO_LARGE', message: Messages.fileTooLarge, headers: {} };
     }
@@ -78,7 +83,11 @@ export class AppErrorFilter implements ExceptionFilter {
       return { code: 'BAD_REQUEST', message: `The upload is not valid: ${err.message ?? err.code}.`, headers: {} };
     }
     if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
-      return { code: CODE_FOR_STATUS[err.status] ?? 'BAD_REQUEST', message: err.message ?? Messages.invalidRequest, headers: {} };
+      return {
+        code: CODE_FOR_STATUS[err.status] ?? 'BAD_REQUEST',
+        message: err.message ?? Messages.invalidRequest,
+        headers: {},
+      };
     }
     return this.internal(exception, req);
   }

@@ -17,7 +17,10 @@ describe('loadConfig', () => {
       url: 'mysql://u:p@db:3306/esign',
       flavour: 'mysql',
     });
-    expect(loadConfig({ DATABASE_URL: 'mariadb://u:p@db/esign' }).database).toMatchObject({ flavour: 'mariadb', url: 'mysql://u:p@db/esign' });
+    expect(loadConfig({ DATABASE_URL: 'mariadb://u:p@db/esign' }).database).toMatchObject({
+      flavour: 'mariadb',
+      url: 'mysql://u:p@db/esign',
+    });
   });
 
   it('resolves a relative DATA_DIR from where the command was typed', () => {
@@ -42,7 +45,15 @@ describe('loadConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'NODE_ENV', 'PUBLIC_URL', 'SESSION_IDLE_SECONDS', 'TRUSTED_PROXIES']) {
+    for (const name of [
+      'PORT',
+      'DATABASE_URL',
+      'LOG_LEVEL',
+      'NODE_ENV',
+      'PUBLIC_URL',
+      'SESSION_IDLE_SECONDS',
+      'TRUSTED_PROXIES',
+    ]) {
       expect(problems.some((p) => p.startsWith(`${name} `))).toBe(true);
     }
     expect(problems).toHaveLength(7);
@@ -50,6 +61,8 @@ describe('loadConfig', () => {
   });
 
   it('checks that the absolute session lifetime is not shorter than the idle one', () => {
-    expect(() => loadConfig({ SESSION_IDLE_SECONDS: '7200', SESSION_MAX_SECONDS: '3600' })).toThrow(/SESSION_MAX_SECONDS/);
+    expect(() => loadConfig({ SESSION_IDLE_SECONDS: '7200', SESSION_MAX_SECONDS: '3600' })).toThrow(
+      /SESSION_MAX_SECONDS/,
+    );
   });
 });

@@ -11,19 +11,29 @@ const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
 
 class EnvDto {
-  @IsOptional() @IsIn(['development', 'production', 'test'])
+  @IsOptional()
+  @IsIn(['development', 'production', 'test'])
   NODE_ENV?: string;
 
-  @IsOptional() @IsString() @Matches(/^[0-9a-fA-F:.]+$|^localhost$/, { message: 'must be an IP address or localhost' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[0-9a-fA-F:.]+$|^localhost$/, { message: 'must be an IP address or localhost' })
   HOST?: string;
 
-  @IsOptional() @Transform(toInt) @Min(0) @Max(65535) @IsInt({ message: 'must be an integer' })
+  @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(65535)
+  @IsInt({ message: 'must be an integer' })
   PORT?: number;
 
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
   PUBLIC_URL?: string;
 
-  @IsOptional() @IsString() @Matches(/\S/, { message: 'must not be empty' })
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
   DATA_DIR?: string;
 
   @IsOptional()
@@ -32,25 +42,45 @@ class EnvDto {
   })
   DATABASE_URL?: string;
 
-  @IsOptional() @IsIn(LOG_LEVELS as unknown as string[])
+  @IsOptional()
+  @IsIn(LOG_LEVELS as unknown as string[])
   LOG_LEVEL?: string;
 
   @IsOptional()
-  @Matches(/^\s*([0-9a-fA-F:.]+(\/\d{1,3})?|loopback|linklocal|uniquelocal)(\s*,\s*([0-9a-fA-F:.]+(\/\d{1,3})?|loopback|linklocal|uniquelocal))*\s*$/, {
-    message: 'must be a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal or uniquelocal',
-  })
+  @Matches(
+    /^\s*([0-9a-fA-F:.]+(\/\d{1,3})?|loopback|linklocal|uniquelocal)(\s*,\s*([0-9a-fA-F:.]+(\/\d{1,3})?|loopback|linklocal|uniquelocal))*\s*$/,
+    {
+      message: 'must be a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+    },
+  )
   TRUSTED_PROXIES?: string;
 
-  @IsOptional() @Transform(toInt) @Min(60) @Max(86_400) @IsInt({ message: 'must be an integer' })
+  @IsOptional()
+  @Transform(toInt)
+  @Min(60)
+  @Max(86_400)
+  @IsInt({ message: 'must be an integer' })
   SESSION_IDLE_SECONDS?: number;
 
-  @IsOptional() @Transform(toInt) @Min(60) @Max(30 * 86_400) @IsInt({ message: 'must be an integer' })
+  @IsOptional()
+  @Transform(toInt)
+  @Min(60)
+  @Max(30 * 86_400)
+  @IsInt({ message: 'must be an integer' })
   SESSION_MAX_SECONDS?: number;
 
-  @IsOptional() @Transform(toInt) @Min(1) @Max(1000) @IsInt({ message: 'must be an integer' })
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(1000)
+  @IsInt({ message: 'must be an integer' })
   LOGIN_MAX_FAILURES?: number;
 
-  @IsOptional() @Transform(toInt) @Min(1) @Max(86_400) @IsInt({ message: 'must be an integer' })
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(86_400)
+  @IsInt({ message: 'must be an integer' })
   LOGIN_FAILURE_WINDOW_SECONDS?: number;
 }
 
@@ -128,7 +158,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
     publicUrl: (dto.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     dataDir,
     database: url
-      ? { engine: 'mysql', url: url.replace(/^mariadb:/, 'mysql:'), flavour: url.startsWith('mariadb:') ? 'mariadb' : 'mysql' }
+      ? {
+          engine: 'mysql',
+          url: url.replace(/^mariadb:/, 'mysql:'),
+          flavour: url.startsWith('mariadb:') ? 'mariadb' : 'mysql',
+        }
       : { engine: 'sqlite', file: resolve(dataDir, 'esign.sqlite') },
     logLevel: (dto.LOG_LEVEL ?? (envName === 'test' ? 'silent' : 'info')) as AppConfig['logLevel'],
     trustedProxies: (dto.TRUSTED_PROXIES ?? '')

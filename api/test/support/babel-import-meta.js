@@ -11,7 +11,10 @@ module.exports = ({ types: t }) => ({
       } else {
         path.replaceWith(
           t.objectExpression([
-            t.objectProperty(t.identifier('url'), t.binaryExpression('+', t.stringLiteral('file://'), t.identifier('__filename'))),
+            t.objectProperty(
+              t.identifier('url'),
+              t.binaryExpression('+', t.stringLiteral('file://'), t.identifier('__filename')),
+            ),
             t.objectProperty(t.identifier('dirname'), t.identifier('__dirname')),
             t.objectProperty(t.identifier('filename'), t.identifier('__filename')),
           ]),

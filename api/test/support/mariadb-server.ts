@@ -33,7 +33,9 @@ export async function startMariaDb(): Promise<MariaDbServer> {
   const server = SERVER_BINARIES.find(existsSync);
   const install = INSTALL_BINARIES.find(existsSync);
   if (!server || !install) {
-    throw new Error('MariaDB is not installed: run `apt-get install mariadb-server` (npm test does this when run as root).');
+    throw new Error(
+      'MariaDB is not installed: run `apt-get install mariadb-server` (npm test does this when run as root).',
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), 'esign-mariadb-'));
   const datadir = join(dir, 'data');
@@ -42,7 +44,13 @@ export async function startMariaDb(): Promise<MariaDbServer> {
   const userArgs = asRoot ? ['--user=root'] : [];
   const init = spawnSync(
     install,
-    ['--no-defaults', `--datadir=${datadir}`, '--auth-root-authentication-method=socket', '--skip-test-db', ...userArgs],
+    [
+      '--no-defaults',
+      `--datadir=${datadir}`,
+      '--auth-root-authentication-method=socket',
+      '--skip-test-db',
+      ...userArgs,
+    ],
     { encoding: 'utf8' },
   );
   if (init.status !== 0) throw new Error(`mariadb-install-db failed: ${init.stderr || init.stdout}`);

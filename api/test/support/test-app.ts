@@ -37,7 +37,11 @@ export interface TestApp {
 }
 
 /** A fresh database on the engine under test (a new SQLite file, or a new MariaDB database). */
-export async function freshDatabase(): Promise<{ env: Record<string, string>; dataDir: string; drop(): Promise<void> }> {
+export async function freshDatabase(): Promise<{
+  env: Record<string, string>;
+  dataDir: string;
+  drop(): Promise<void>;
+}> {
   const dataDir = mkdtempSync(join(tmpdir(), 'esign-test-'));
   if (engine === 'sqlite') {
     return { env: { DATA_DIR: dataDir }, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
@@ -64,7 +68,10 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const database = await freshDatabase();
   const clock = new FakeClock();
   const web = join(database.dataDir, 'web');
-  for (const [name, marker] of [['admin', 'console-app'], ['signer', 'signer-app']]) {
+  for (const [name, marker] of [
+    ['admin', 'console-app'],
+    ['signer', 'signer-app'],
+  ]) {
     mkdirSync(join(web, name), { recursive: true });
     writeFileSync(join(web, name, 'index.html'), `<!doctype html><title>${marker}</title>`);
   }

@@ -58,7 +58,13 @@ export class AuthService {
     });
     return {
       data: [
-        { id, key, created_at: epoch(now), idle_timeout: this.config.session.idleSeconds, expires_at: epoch(expiresAt) },
+        {
+          id,
+          key,
+          created_at: epoch(now),
+          idle_timeout: this.config.session.idleSeconds,
+          expires_at: epoch(expiresAt),
+        },
       ],
       next: null,
     };
@@ -98,7 +104,10 @@ export class AuthService {
   /** Sign-out: revokes the session key the call was made with. */
   async signOut(auth: AuthContext, pathUsername: string): Promise<void> {
     if (auth.kind !== 'session' || !auth.userId) {
-      throw new AppError('FORBIDDEN', 'Only a session key can be signed out; revoke organisation keys under /api/api-keys.');
+      throw new AppError(
+        'FORBIDDEN',
+        'Only a session key can be signed out; revoke organisation keys under /api/api-keys.',
+      );
     }
     const user = await this.users.findById(auth.userId);
     if (!user || !safeEqual(user.username, pathUsername.toLowerCase())) {
@@ -143,7 +152,11 @@ export class AuthService {
     return toSummary(row);
   }
 
-  private async checkCredentials(pathUsername: string, authorization: string | undefined, ip: string): Promise<UserEntity> {
+  private async checkCredentials(
+    pathUsername: string,
+    authorization: string | undefined,
+    ip: string,
+  ): Promise<UserEntity> {
     const username = pathUsername.toLowerCase();
     await this.throttle.assertAllowed(username, ip);
     let credentials: { username: string; password: string } | undefined;

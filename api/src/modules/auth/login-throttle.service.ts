@@ -40,7 +40,9 @@ export class LoginThrottleService {
     const now = this.clock.now();
     await this.failures.insert({ username: username.toLowerCase().slice(0, 64), ip: ip.slice(0, 64), createdAt: now });
     // Rows older than the window no longer count for anything.
-    await this.failures.delete({ createdAt: LessThan(new Date(now.getTime() - this.config.loginThrottle.windowSeconds * 1000)) });
+    await this.failures.delete({
+      createdAt: LessThan(new Date(now.getTime() - this.config.loginThrottle.windowSeconds * 1000)),
+    });
   }
 
   async clear(username: string): Promise<void> {

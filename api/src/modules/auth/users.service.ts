@@ -35,7 +35,11 @@ export class UsersService {
     return this.dummy;
   }
 
-  async create(orgId: string, rawUsername: string, password: string): Promise<{ id: string; username: string; orgId: string }> {
+  async create(
+    orgId: string,
+    rawUsername: string,
+    password: string,
+  ): Promise<{ id: string; username: string; orgId: string }> {
     const username = rawUsername.trim().toLowerCase();
     if (!USERNAME_PATTERN.test(username)) {
       throw new AppError(
@@ -47,7 +51,15 @@ export class UsersService {
     await this.organisations.getEntity(orgId);
     if (await this.findByUsername(username)) throw new AppError('CONFLICT', `The username '${username}' is taken.`);
     const now = this.clock.now();
-    const user = { id: randomUUID(), orgId, username, passwordHash: await hashPassword(password), disabled: false, createdAt: now, updatedAt: now };
+    const user = {
+      id: randomUUID(),
+      orgId,
+      username,
+      passwordHash: await hashPassword(password),
+      disabled: false,
+      createdAt: now,
+      updatedAt: now,
+    };
     await this.users.insert(user);
     return { id: user.id, username, orgId };
   }
@@ -56,7 +68,10 @@ export class UsersService {
     assertPassword(password);
     const user = await this.findByUsername(rawUsername.trim());
     if (!user) throw new AppError('NOT_FOUND', `No user '${rawUsername}'.`);
-    await this.users.update({ id: user.id }, { passwordHash: await hashPassword(password), updatedAt: this.clock.now() });
+    await this.users.update(
+      { id: user.id },
+      { passwordHash: await hashPassword(password), updatedAt: this.clock.now() },
+    );
   }
 }
 

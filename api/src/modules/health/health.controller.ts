@@ -4,8 +4,7 @@ import type { HealthResponse } from '@esign/contract';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Public } from '../../common/auth/auth-context';
-
-const VERSION: string = require('../../../package.json').version;
+import { version as VERSION } from '../../../package.json';
 
 @ApiTags('health')
 @Controller('health')

@@ -22,17 +22,29 @@ const URL_PATTERN = /^(https?:\/\/)?[^\s/$.?#][^\s]*$/i;
 
 /** PUT /api/organisations/{orgId}: every field optional; only those sent change. */
 export class UpdateOrganisationDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @MinLength(1) @MaxLength(200)
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ enum: ORG_MODES }) @IsOptional() @IsIn(ORG_MODES as unknown as string[])
+  @ApiPropertyOptional({ enum: ORG_MODES })
+  @IsOptional()
+  @IsIn(ORG_MODES as unknown as string[])
   mode?: 'test' | 'live';
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
   tag?: string;
 
   @ApiPropertyOptional({ isArray: true, enum: SIGNATURE_TYPES })
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SIGNATURE_TYPES.length)
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(SIGNATURE_TYPES.length)
   @IsIn(SIGNATURE_TYPES as unknown as string[], { each: true })
   signature_types?: string[];
 
@@ -43,17 +55,33 @@ export class UpdateOrganisationDto {
   @ApiPropertyOptional() @IsOptional() @IsBoolean() allow_signing_from_india?: boolean;
   @ApiPropertyOptional() @IsOptional() @IsBoolean() live_video?: boolean;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1)
+  @ApiPropertyOptional({ minimum: 0, maximum: 1 })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
   live_video_threshold?: number;
 
   @ApiPropertyOptional({ nullable: true })
-  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString() @MaxLength(2048) @Matches(URL_PATTERN, { message: 'return_url must be a URL' })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsString()
+  @MaxLength(2048)
+  @Matches(URL_PATTERN, { message: 'return_url must be a URL' })
   return_url?: string | null;
 
   @ApiPropertyOptional({ nullable: true })
-  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString() @MaxLength(2048) @Matches(URL_PATTERN, { message: 'dsc_download_url must be a URL' })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsString()
+  @MaxLength(2048)
+  @Matches(URL_PATTERN, { message: 'dsc_download_url must be a URL' })
   dsc_download_url?: string | null;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 365 }) @IsOptional() @IsInt() @Min(1) @Max(365)
+  @ApiPropertyOptional({ minimum: 1, maximum: 365 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(365)
   request_expiry_days?: number;
 }

@@ -17,7 +17,13 @@ export class OrganisationEntity {
   tag!: string;
 
   /** Signature types staff may choose for a signer. */
-  @Column({ name: 'signature_types', type: 'varchar', length: 255, default: SIGNATURE_TYPES.join(','), transformer: commaList })
+  @Column({
+    name: 'signature_types',
+    type: 'varchar',
+    length: 255,
+    default: SIGNATURE_TYPES.join(','),
+    transformer: commaList,
+  })
   signatureTypes!: string[];
 
   @Column({ name: 'face_capture', type: 'boolean', default: false })

@@ -42,13 +42,19 @@ export class OrganisationsService {
   async create(input: { id: string; name: string; mode?: OrgMode; tag?: string }): Promise<Organisation> {
     const id = input.id.trim().toLowerCase();
     if (!ORG_ID_PATTERN.test(id)) {
-      throw new AppError('VALIDATION_FAILED', 'An organisation id is 2 to 64 characters: lower-case letters, digits, underscore or hyphen.');
+      throw new AppError(
+        'VALIDATION_FAILED',
+        'An organisation id is 2 to 64 characters: lower-case letters, digits, underscore or hyphen.',
+      );
     }
     const name = input.name?.trim();
-    if (!name || name.length > 200) throw new AppError('VALIDATION_FAILED', 'An organisation needs a name of at most 200 characters.');
+    if (!name || name.length > 200)
+      throw new AppError('VALIDATION_FAILED', 'An organisation needs a name of at most 200 characters.');
     const mode = input.mode ?? 'test';
-    if (!ORG_MODES.includes(mode)) throw new AppError('VALIDATION_FAILED', `The mode is one of ${ORG_MODES.join(', ')}.`);
-    if (await this.orgs.findOne({ where: { id } })) throw new AppError('CONFLICT', `The organisation '${id}' exists already.`);
+    if (!ORG_MODES.includes(mode))
+      throw new AppError('VALIDATION_FAILED', `The mode is one of ${ORG_MODES.join(', ')}.`);
+    if (await this.orgs.findOne({ where: { id } }))
+      throw new AppError('CONFLICT', `The organisation '${id}' exists already.`);
     const now = this.clock.now();
     await this.orgs.insert({ id, name, mode, tag: (input.tag ?? id).slice(0, 64), createdAt: now, updatedAt: now });
     return this.get(id);
@@ -82,9 +88,11 @@ export class OrganisationsService {
   /** Stores a PNG logo (checked by its content, at most 1 MiB). */
   async setLogo(id: string, bytes: Buffer | undefined): Promise<Organisation> {
     const org = await this.getEntity(id);
-    if (!bytes || bytes.length === 0) throw new AppError('VALIDATION_FAILED', 'Send the logo as a PNG file in the field "file".');
+    if (!bytes || bytes.length === 0)
+      throw new AppError('VALIDATION_FAILED', 'Send the logo as a PNG file in the field "file".');
     if (bytes.length > MAX_LOGO_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'The logo must be at most 1 MB.');
-    if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The logo must be a PNG image.');
+    if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE))
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The logo must be a PNG image.');
     const { key } = await this.storage.put(bytes);
     await this.orgs.update({ id: org.id }, { logoKey: key, updatedAt: this.clock.now() });
     return this.get(id);

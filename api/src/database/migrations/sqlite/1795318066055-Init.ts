@@ -5,28 +5,38 @@ export class Init1795318066055 implements MigrationInterface {
   name = 'Init1795318066055';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("CREATE TABLE \"api_keys\" (\"id\" varchar(36) PRIMARY KEY NOT NULL, \"org_id\" varchar(64) NOT NULL, \"user_id\" varchar(36), \"kind\" varchar(8) NOT NULL, \"name\" varchar(100) NOT NULL DEFAULT (''), \"key_hash\" varchar(64) NOT NULL, \"prefix\" varchar(16) NOT NULL, \"created_at\" datetime(3) NOT NULL, \"last_used_at\" datetime(3) NOT NULL, \"expires_at\" datetime(3), \"revoked_at\" datetime(3))");
-    await queryRunner.query("CREATE INDEX \"idx_api_keys_org\" ON \"api_keys\" (\"org_id\") ");
-    await queryRunner.query("CREATE UNIQUE INDEX \"uq_api_keys_hash\" ON \"api_keys\" (\"key_hash\") ");
-    await queryRunner.query("CREATE TABLE \"login_failures\" (\"id\" integer PRIMARY KEY AUTOINCREMENT NOT NULL, \"username\" varchar(64) NOT NULL, \"ip\" varchar(64) NOT NULL, \"created_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE INDEX \"idx_login_failures_ip\" ON \"login_failures\" (\"ip\", \"created_at\") ");
-    await queryRunner.query("CREATE INDEX \"idx_login_failures_username\" ON \"login_failures\" (\"username\", \"created_at\") ");
-    await queryRunner.query("CREATE TABLE \"users\" (\"id\" varchar(36) PRIMARY KEY NOT NULL, \"org_id\" varchar(64) NOT NULL, \"username\" varchar(64) NOT NULL, \"password_hash\" varchar(255) NOT NULL, \"disabled\" boolean NOT NULL DEFAULT (0), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE INDEX \"idx_users_org\" ON \"users\" (\"org_id\") ");
-    await queryRunner.query("CREATE UNIQUE INDEX \"uq_users_username\" ON \"users\" (\"username\") ");
-    await queryRunner.query("CREATE TABLE \"organisations\" (\"id\" varchar(64) PRIMARY KEY NOT NULL, \"name\" varchar(200) NOT NULL, \"mode\" varchar(8) NOT NULL DEFAULT ('test'), \"tag\" varchar(64) NOT NULL DEFAULT (''), \"signature_types\" varchar(255) NOT NULL DEFAULT ('Aadhaar,DSC,e-Signature,All,Dual'), \"face_capture\" boolean NOT NULL DEFAULT (0), \"aadhaar_face_capture\" boolean NOT NULL DEFAULT (0), \"esignature_face_capture\" boolean NOT NULL DEFAULT (0), \"location_capture\" boolean NOT NULL DEFAULT (0), \"allow_signing_from_india\" boolean NOT NULL DEFAULT (1), \"live_video\" boolean NOT NULL DEFAULT (0), \"live_video_threshold\" double NOT NULL DEFAULT (0.5), \"return_url\" varchar(2048), \"dsc_download_url\" varchar(2048), \"request_expiry_days\" integer NOT NULL DEFAULT (30), \"logo_key\" varchar(64), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL)");
+    await queryRunner.query(
+      'CREATE TABLE "api_keys" ("id" varchar(36) PRIMARY KEY NOT NULL, "org_id" varchar(64) NOT NULL, "user_id" varchar(36), "kind" varchar(8) NOT NULL, "name" varchar(100) NOT NULL DEFAULT (\'\'), "key_hash" varchar(64) NOT NULL, "prefix" varchar(16) NOT NULL, "created_at" datetime(3) NOT NULL, "last_used_at" datetime(3) NOT NULL, "expires_at" datetime(3), "revoked_at" datetime(3))',
+    );
+    await queryRunner.query('CREATE INDEX "idx_api_keys_org" ON "api_keys" ("org_id") ');
+    await queryRunner.query('CREATE UNIQUE INDEX "uq_api_keys_hash" ON "api_keys" ("key_hash") ');
+    await queryRunner.query(
+      'CREATE TABLE "login_failures" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "username" varchar(64) NOT NULL, "ip" varchar(64) NOT NULL, "created_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query('CREATE INDEX "idx_login_failures_ip" ON "login_failures" ("ip", "created_at") ');
+    await queryRunner.query(
+      'CREATE INDEX "idx_login_failures_username" ON "login_failures" ("username", "created_at") ',
+    );
+    await queryRunner.query(
+      'CREATE TABLE "users" ("id" varchar(36) PRIMARY KEY NOT NULL, "org_id" varchar(64) NOT NULL, "username" varchar(64) NOT NULL, "password_hash" varchar(255) NOT NULL, "disabled" boolean NOT NULL DEFAULT (0), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query('CREATE INDEX "idx_users_org" ON "users" ("org_id") ');
+    await queryRunner.query('CREATE UNIQUE INDEX "uq_users_username" ON "users" ("username") ');
+    await queryRunner.query(
+      'CREATE TABLE "organisations" ("id" varchar(64) PRIMARY KEY NOT NULL, "name" varchar(200) NOT NULL, "mode" varchar(8) NOT NULL DEFAULT (\'test\'), "tag" varchar(64) NOT NULL DEFAULT (\'\'), "signature_types" varchar(255) NOT NULL DEFAULT (\'Aadhaar,DSC,e-Signature,All,Dual\'), "face_capture" boolean NOT NULL DEFAULT (0), "aadhaar_face_capture" boolean NOT NULL DEFAULT (0), "esignature_face_capture" boolean NOT NULL DEFAULT (0), "location_capture" boolean NOT NULL DEFAULT (0), "allow_signing_from_india" boolean NOT NULL DEFAULT (1), "live_video" boolean NOT NULL DEFAULT (0), "live_video_threshold" double NOT NULL DEFAULT (0.5), "return_url" varchar(2048), "dsc_download_url" varchar(2048), "request_expiry_days" integer NOT NULL DEFAULT (30), "logo_key" varchar(64), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL)',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP TABLE \"organisations\"");
-    await queryRunner.query("DROP INDEX \"uq_users_username\"");
-    await queryRunner.query("DROP INDEX \"idx_users_org\"");
-    await queryRunner.query("DROP TABLE \"users\"");
-    await queryRunner.query("DROP INDEX \"idx_login_failures_username\"");
-    await queryRunner.query("DROP INDEX \"idx_login_failures_ip\"");
-    await queryRunner.query("DROP TABLE \"login_failures\"");
-    await queryRunner.query("DROP INDEX \"uq_api_keys_hash\"");
-    await queryRunner.query("DROP INDEX \"idx_api_keys_org\"");
-    await queryRunner.query("DROP TABLE \"api_keys\"");
+    await queryRunner.query('DROP TABLE "organisations"');
+    await queryRunner.query('DROP INDEX "uq_users_username"');
+    await queryRunner.query('DROP INDEX "idx_users_org"');
+    await queryRunner.query('DROP TABLE "users"');
+    await queryRunner.query('DROP INDEX "idx_login_failures_username"');
+    await queryRunner.query('DROP INDEX "idx_login_failures_ip"');
+    await queryRunner.query('DROP TABLE "login_failures"');
+    await queryRunner.query('DROP INDEX "uq_api_keys_hash"');
+    await queryRunner.query('DROP INDEX "idx_api_keys_org"');
+    await queryRunner.query('DROP TABLE "api_keys"');
   }
 }

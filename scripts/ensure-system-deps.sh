@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite needs when they are missing: as root with apt-get, otherwise it says
+# what to install and fails. Chromium for the browser journeys, MariaDB for the API suite's second engine,
+# poppler-utils, qpdf and libnss3-tools for checking signed PDFs.
+set -euo pipefail
+
+declare -A NEED=(
+  [chromium]=/usr/bin/chromium
+  [mariadb-server]=/usr/sbin/mariadbd
+  [poppler-utils]=/usr/bin/pdfsig
+  [qpdf]=/usr/bin/qpdf
+  [libnss3-tools]=/usr/bin/certutil
+  [fonts-dejavu-core]=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+)
+missing=()
+for pkg in "${!NEED[@]}"; do
+  [ -e "${NEED[$pkg]}" ] || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "npm test needs these Debian packages: ${missing[*]}" >&2
+  echo "Install them with: sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+echo "Installing Debian packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The packaged MariaDB service is not used (the tests start their own server); keep it from holding port 3306.
+if command -v service >/dev/null 2>&1; then service mariadb stop >/dev/null 2>&1 || true; fi
+for pkg in "${missing[@]}"; do
+  [ -e "${NEED[$pkg]}" ] || { echo "Installing $pkg did not provide ${NEED[$pkg]}" >&2; exit 1; }
+done

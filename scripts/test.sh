@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# npm test: the whole suite on a fresh Debian machine.
+#  1. Debian packages (installed when run as root, else named)   2. build everything   3. lint
+#  4. API suite on SQLite   5. the same suite on a real MariaDB   6. Playwright journeys in Chromium
+# Ends with one line "tests: N passed, N failed" over every runner.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+status=0
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Debian packages"
+bash scripts/ensure-system-deps.sh || exit 1
+
+step "Build"
+npm run build --silent || exit 1
+
+step "Lint"
+npm run lint --silent || status=1
+
+step "API suite on SQLite"
+(cd api && DB_ENGINE=sqlite npx jest --json --outputFile="$results/api-sqlite.json") || status=1
+
+step "API suite on MariaDB"
+(cd api && DB_ENGINE=mariadb npx jest --json --outputFile="$results/api-mariadb.json") || status=1
+
+step "Browser journeys (Playwright, Debian Chromium)"
+(cd tests && PLAYWRIGHT_JSON_OUTPUT_NAME="$results/e2e.json" npx playwright test -c playwright.config.ts --reporter=list,json) || status=1
+
+node scripts/summarise-tests.mjs "$results" || status=1
+exit $status
