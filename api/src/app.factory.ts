@@ -19,7 +19,7 @@ export interface CreatedApp {
 
 /** Builds the whole HTTP application; main.ts and the tests both use it. */
 export async function createApp(config: AppConfig, overrides: AppOverrides = {}): Promise<CreatedApp> {
-  const logger = createLogger(config);
+  const logger = createLogger(config, overrides.logDestination);
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(config, overrides),
     new ExpressAdapter(),

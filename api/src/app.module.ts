@@ -11,6 +11,8 @@ import { WebController } from './modules/web/web.controller';
 
 export interface AppOverrides {
   clock?: Clock;
+  /** Where the JSON log lines go (stdout by default); tests read them. */
+  logDestination?: NodeJS.WritableStream;
 }
 
 @Global()

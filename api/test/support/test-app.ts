@@ -9,6 +9,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
+import type { AppOverrides } from '../../src/app.module';
 import { Clock } from '../../src/common/clock';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import { UsersService } from '../../src/modules/auth/users.service';
@@ -64,7 +65,10 @@ export async function freshDatabase(): Promise<{
   };
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  overrides: Omit<AppOverrides, 'clock'> = {},
+): Promise<TestApp> {
   const database = await freshDatabase();
   const clock = new FakeClock();
   const web = join(database.dataDir, 'web');
@@ -79,7 +83,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database.env, ...env }),
     webRoots: { admin: join(web, 'admin'), signer: join(web, 'signer') },
   };
-  const { app } = await createApp(config, { clock });
+  const { app } = await createApp(config, { ...overrides, clock });
   await app.init();
   return {
     app,

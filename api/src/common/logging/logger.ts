@@ -20,8 +20,9 @@ const REDACT = [
   '*.aadhaar',
 ];
 
-export function createLogger(config: Pick<AppConfig, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined });
+export function createLogger(config: Pick<AppConfig, 'logLevel'>, destination?: NodeJS.WritableStream): Logger {
+  const options = { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
