@@ -61,10 +61,7 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
   });
 
   it("serves the default logo, then the organisation's own PNG once uploaded; refuses a non-PNG", async () => {
-    const before = await t.http
-      .get('/docs/logos/acme.png')
-            .expect(200)
-      .expect('Content-Type', 'image/png');
+    const before = await t.http.get('/docs/logos/acme.png').expect(200).expect('Content-Type', 'image/png');
     expect(Buffer.compare(before.body, DEFAULT_LOGO)).toBe(0);
     await t.http.get('/docs/logos/unknown-org.png').expect(200).expect('Content-Type', 'image/png');
 

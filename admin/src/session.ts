@@ -1,0 +1,37 @@
+import type { ConsumerResponse, KeyAuthCredential, OrgMode } from '@esign/contract';
+
+/** The staff session kept in local storage, under the names of the specification (section 3). */
+export interface StaffSession {
+  username: string;
+  api_key: string;
+  orgId: string;
+  tag: string;
+  status: OrgMode;
+}
+
+export const readSession = (): Partial<StaffSession> => ({
+  username: localStorage.getItem('username') ?? undefined,
+  api_key: localStorage.getItem('api_key') ?? undefined,
+  orgId: localStorage.getItem('orgId') ?? undefined,
+  tag: localStorage.getItem('tag') ?? undefined,
+  status: (localStorage.getItem('status') as OrgMode | null) ?? undefined,
+});
+
+export const saveSession = (credential: KeyAuthCredential, consumer: ConsumerResponse): StaffSession => {
+  const [orgId, tag, status] = consumer.tags;
+  const session: StaffSession = { username: consumer.username, api_key: credential.key, orgId, tag, status };
+  for (const [name, value] of Object.entries(session)) localStorage.setItem(name, value);
+  return session;
+};
+
+/** Staff routes need a stored username (spec section 2) and the key that goes with it. */
+export const hasSession = (): boolean => {
+  const { username, api_key } = readSession();
+  return Boolean(username && api_key);
+};
+
+/** Sign-out and the sign-in page clear everything the console stored, not only the session keys. */
+export const clearSession = (): void => localStorage.clear();
+
+/** The organisation whose logo a layout shows: the staff user's, or the client variant's (/list). */
+export const currentOrgId = (): string | null => localStorage.getItem('orgId') ?? localStorage.getItem('client_orgId');

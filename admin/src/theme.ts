@@ -1,0 +1,15 @@
+import { defaultTheme } from 'react-admin';
+import type { RaThemeOptions } from 'react-admin';
+
+export const purple = '#5E35B1';
+
+export const theme: RaThemeOptions = {
+  ...defaultTheme,
+  palette: {
+    ...defaultTheme.palette,
+    primary: { main: purple, light: '#9162E4', dark: '#4527A0', contrastText: '#fff' },
+    secondary: { main: '#311B92', light: '#6746C3', dark: '#000063', contrastText: '#fff' },
+    background: { default: '#F6F4FB' },
+  },
+  sidebar: { width: 220, closedWidth: 55 },
+};
