@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Headers } from '@esign/contract';
+import type { NextFunction, Request, Response } from 'express';
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppModule, type AppOverrides } from './app.module';
@@ -18,6 +19,8 @@ export interface CreatedApp {
 }
 
 /** Builds the whole HTTP application; main.ts and the tests both use it. */
+const NO_STORE_PREFIXES = ['/v1', '/api', '/consumers'];
+
 export async function createApp(config: AppConfig, overrides: AppOverrides = {}): Promise<CreatedApp> {
   const logger = createLogger(config, overrides.logDestination);
   const app = await NestFactory.create<NestExpressApplication>(
@@ -31,6 +34,12 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.disable('x-powered-by');
   app.use(createHttpLogger(logger));
+  // Answers carrying session keys, documents or personal data must never sit in a shared or browser cache.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (NO_STORE_PREFIXES.some((p) => req.path === p || req.path.startsWith(`${p}/`)))
+      res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   app.useBodyParser('json', { limit: '1mb' });
   app.useBodyParser('urlencoded', { limit: '1mb', extended: false });
   app.use(multipartMiddleware);

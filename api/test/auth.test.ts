@@ -18,7 +18,11 @@ describe('staff sign-in through /consumers', () => {
   afterEach(() => t.close());
 
   it('issues a fresh session key for the right Basic credentials, and it works on staff calls', async () => {
-    const res = await t.http.get('/consumers/alice/key-auth').auth('alice', 'alice-password').expect(200);
+    const res = await t.http
+      .get('/consumers/alice/key-auth')
+      .auth('alice', 'alice-password')
+      .expect(200)
+      .expect('Cache-Control', 'no-store');
     expect(res.body.next).toBeNull();
     expect(res.body.data).toHaveLength(1);
     const { key, idle_timeout, expires_at, created_at } = res.body.data[0];

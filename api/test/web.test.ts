@@ -2,6 +2,7 @@ import { Messages } from '@esign/contract';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO, seedDemo } from '../src/seed';
+import { readFixture } from './support/fixtures';
 import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
 
 const DEFAULT_LOGO = readFileSync(join(__dirname, '..', 'assets', 'default-logo.png'));
@@ -18,6 +19,12 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     await t.http.get('/').expect(302).expect('Location', '/sign-in');
     for (const path of ['/nothing', '/dashboard/extra', '/esign/acme/1', '/success', '/docsx']) {
       await t.http.get(path).expect(302).expect('Location', '/not-found');
+    }
+  });
+
+  it('answers a missing script, style sheet or image with a 404, not a redirect', async () => {
+    for (const path of ['/admin-assets/missing.js', '/signer-assets/missing.css', '/favicon-missing.ico']) {
+      await t.http.get(path).expect(404);
     }
   });
 
@@ -66,7 +73,7 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     await t.http.get('/docs/logos/unknown-org.png').expect(200).expect('Content-Type', 'image/png');
 
     const key = await signIn(t, 'alice', 'alice-password');
-    const png = readFileSync(join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'faces', 'coffee.png'));
+    const png = readFixture('faces', 'coffee.png');
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]);
     const refused = await t.http
       .put('/api/organisations/acme/logo')

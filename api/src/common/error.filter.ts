@@ -21,11 +21,13 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
 }
 
 const isApiPath = (path: string) => API_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+/** A missing file (script, style sheet, image) is a plain 404, never a redirect to the not-found page. */
+const isFilePath = (path: string) => /\.[A-Za-z0-9]{1,8}$/.test(path.slice(path.lastIndexOf('/') + 1));
 
 /**
  * The one error filter: every error becomes `{ code, error, message }` with the status of ErrorStatus. Unknown errors
  * become a 500 with no internals and are logged with the request id. A page (not an API path) that matches no route is
- * redirected to /not-found, as the specification's route table says.
+ * redirected to /not-found, as the specification's route table says; a missing file answers 404.
  */
 @Catch()
 export class AppErrorFilter implements ExceptionFilter {
@@ -40,7 +42,8 @@ export class AppErrorFilter implements ExceptionFilter {
     if (
       exception instanceof NotFoundException &&
       (req.method === 'GET' || req.method === 'HEAD') &&
-      !isApiPath(req.path)
+      !isApiPath(req.path) &&
+      !isFilePath(req.path)
     ) {
       res.redirect(302, StaffRoutes.notFound);
       return;
