@@ -19,3 +19,12 @@ export const numeric: ValueTransformer = {
   to: (value: number | undefined) => value,
   from: (value: string | number | null) => (value === null ? null : Number(value)),
 };
+
+/** Small JSON values (well under 64 KB: MySQL's TEXT); bigger blobs go to document storage by key. */
+export const JsonColumn = (options: ColumnOptions = {}) => Column({ type: 'simple-json', ...options });
+
+/** Numbers up to 2^53 kept in BIGINT; mysql2 returns BIGINT as text, so read them back as numbers. */
+export const bigintNumber: ValueTransformer = {
+  to: (value: number | undefined) => value,
+  from: (value: string | number | null) => (value === null ? null : Number(value)),
+};

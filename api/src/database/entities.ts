@@ -1,7 +1,28 @@
 import { ApiKeyEntity } from '../modules/auth/api-key.entity';
 import { LoginFailureEntity } from '../modules/auth/login-failure.entity';
 import { UserEntity } from '../modules/auth/user.entity';
+import { AuditEventEntity } from '../modules/audit/audit-event.entity';
+import { JobEntity } from '../modules/jobs/job.entity';
+import { OutboxMessageEntity } from '../modules/notifications/outbox-message.entity';
 import { OrganisationEntity } from '../modules/organisations/organisation.entity';
+import { PartyEntity } from '../modules/requests/party.entity';
+import { RequestEntity } from '../modules/requests/request.entity';
+import { TemplateEntity } from '../modules/templates/template.entity';
+import { WebhookDeliveryEntity } from '../modules/webhooks/webhook-delivery.entity';
+import { WebhookEntity } from '../modules/webhooks/webhook.entity';
 
 /** Every entity; migrations in migrations/{sqlite,mysql} are generated from these (scripts/generate-migration.ts). */
-export const ENTITIES = [OrganisationEntity, UserEntity, ApiKeyEntity, LoginFailureEntity];
+export const ENTITIES = [
+  OrganisationEntity,
+  UserEntity,
+  ApiKeyEntity,
+  LoginFailureEntity,
+  RequestEntity,
+  PartyEntity,
+  TemplateEntity,
+  AuditEventEntity,
+  JobEntity,
+  OutboxMessageEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
+];

@@ -1,0 +1,97 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { RequestStatus } from '@esign/contract';
+import { bigintNumber, CreatedAtColumn, DateTimeColumn, JsonColumn, UpdatedAtColumn } from '../../database/columns';
+
+/** Geometry of a run of pages with the same boxes, in PDF points (pages "1-3,7" are 1-based). */
+export interface PageGeometry {
+  pages: string;
+  /** The media box. */
+  mediaBox: [number, number, number, number];
+  /** The visible (crop) box, clipped to the media box; boxes are placed inside it. */
+  cropBox: [number, number, number, number];
+  rotation: number;
+}
+
+/**
+ * A signing request: a document sent (or, while `status` is draft, to be sent) to up to six parties. `refId` is the
+ * numeric Ref ID the specification shows; random, so it tells nothing about other organisations' volume.
+ */
+@Entity('requests')
+@Index('idx_requests_org_created', ['orgId', 'createdAt'])
+@Index('idx_requests_org_draft_created', ['orgId', 'isDraft', 'createdAt'])
+export class RequestEntity {
+  @PrimaryColumn({ name: 'ref_id', type: 'bigint', transformer: bigintNumber })
+  refId!: number;
+
+  @Column({ name: 'org_id', type: 'varchar', length: 64 })
+  orgId!: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  filename!: string;
+
+  /** SHA-256 key of the uploaded PDF in document storage (after repair, when it needed one). */
+  @Column({ name: 'file_key', type: 'varchar', length: 64 })
+  fileKey!: string;
+
+  @Column({ name: 'file_size', type: 'int' })
+  fileSize!: number;
+
+  @Column({ name: 'total_pages', type: 'int' })
+  totalPages!: number;
+
+  @JsonColumn()
+  geometry!: PageGeometry[];
+
+  /** Sequential signing (one signer at a time, in order) when true. */
+  @Column({ name: 'check_order', type: 'boolean' })
+  checkOrder!: boolean;
+
+  @Column({ name: 'otp_required', type: 'boolean' })
+  otpRequired!: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  reminder!: boolean;
+
+  /** Hours between reminders: 12, 24 or 48; null when reminders are off. */
+  @Column({ name: 'reminder_duration', type: 'int', nullable: true })
+  reminderDuration!: number | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  status!: RequestStatus;
+
+  /** True until the request is first processed; kept apart from status so the drafts list reads one index. */
+  @Column({ name: 'is_draft', type: 'boolean' })
+  isDraft!: boolean;
+
+  @Column({ name: 'signers_total', type: 'int' })
+  signersTotal!: number;
+
+  @Column({ name: 'signers_done', type: 'int', default: 0 })
+  signersDone!: number;
+
+  @Column({ name: 'template_id', type: 'varchar', length: 36, nullable: true })
+  templateId!: string | null;
+
+  /** The user or organisation key that created it. */
+  @Column({ name: 'created_by', type: 'varchar', length: 36 })
+  createdBy!: string;
+
+  @DateTimeColumn({ name: 'submitted_at', nullable: true })
+  submittedAt!: Date | null;
+
+  @DateTimeColumn({ name: 'expires_at', nullable: true })
+  expiresAt!: Date | null;
+
+  @DateTimeColumn({ name: 'completed_at', nullable: true })
+  completedAt!: Date | null;
+
+  /** The signed PDF (every signature so far, then the certificate of completion and the seal). */
+  @Column({ name: 'signed_file_key', type: 'varchar', length: 64, nullable: true })
+  signedFileKey!: string | null;
+
+  @CreatedAtColumn()
+  createdAt!: Date;
+
+  @UpdatedAtColumn()
+  updatedAt!: Date;
+}
