@@ -4,3 +4,4 @@ export * from './status';
 export * from './routes';
 export * from './consumers';
 export * from './errors';
+export * from './requests';

@@ -7,6 +7,7 @@ import { OutboxMessageEntity } from '../modules/notifications/outbox-message.ent
 import { OrganisationEntity } from '../modules/organisations/organisation.entity';
 import { PartyEntity } from '../modules/requests/party.entity';
 import { RequestEntity } from '../modules/requests/request.entity';
+import { AppSecretEntity } from '../modules/secrets/app-secret.entity';
 import { TemplateEntity } from '../modules/templates/template.entity';
 import { WebhookDeliveryEntity } from '../modules/webhooks/webhook-delivery.entity';
 import { WebhookEntity } from '../modules/webhooks/webhook.entity';
@@ -25,4 +26,5 @@ export const ENTITIES = [
   OutboxMessageEntity,
   WebhookEntity,
   WebhookDeliveryEntity,
+  AppSecretEntity,
 ];

@@ -53,6 +53,13 @@ export class PartyEntity {
   @Column({ name: 'token_hash', type: 'varchar', length: 64, nullable: true })
   tokenHash!: string | null;
 
+  /**
+   * The token is HMAC(app secret, nonce): the database alone does not give the link away, and staff can still be
+   * shown the sign_url. A resend draws a new nonce, so the old link dies.
+   */
+  @Column({ name: 'token_nonce', type: 'varchar', length: 32, nullable: true })
+  tokenNonce!: string | null;
+
   // Placement as the console sent it (spec: pageNo, apply_all, rectangle, drag_coord) and as stored on real pages.
   @JsonColumn({ name: 'page_no', nullable: true })
   pageNo!: number[] | null;

@@ -1,0 +1,137 @@
+/**
+ * The /v1 request shapes of the staff side (spec sections 3 and 7) and the API's own texts for requests, in the
+ * specification's style. The console, the CLI and the API all import these.
+ */
+import type { PartyStatus, RequestStatus, SignatureType } from './status';
+
+export const RequestMessages = {
+  tooManyRecipients: 'A request can have at most 6 recipients.',
+  noRecipients: 'Please add at least one recipient.',
+  noSigner: 'At least one recipient must need to sign.',
+  nameRequired: 'Please enter the name of every recipient.',
+  phoneInvalid: 'Please enter a valid Indian phone number.',
+  recipientTypeRequired: 'Please select a recipient type.',
+  durationInvalid: 'Reminder duration must be 12, 24 or 48 hours.',
+  durationWithoutReminder: 'A reminder duration is sent only when Set Reminder is on.',
+  dataInvalid: 'The recipients (data) must be a JSON list.',
+  fileRequired: 'Please choose a PDF file to upload.',
+  requestNotFound: 'Request not found.',
+  partyNotFound: 'Recipient not found.',
+  notADraft: 'This request has already been submitted and can no longer be edited.',
+  notInProgress: 'An invite can be resent only to a recipient whose status is in-progress.',
+  placementMissing: 'Please place the signature box of every signer and save before submitting.',
+  saveDataInvalid: 'Each entry of data needs refId and order of a recipient of the request.',
+  saved: 'success',
+  processed: 'success',
+  deleted: 'Request deleted successfully',
+  duplicated: 'Request duplicated successfully',
+  inviteSent: 'Invite sent successfully',
+  templateNameRequired: 'Please enter a template name.',
+  templateNotFound: 'Template not found.',
+} as const;
+
+/** A recipient as the console sends it in the `data` field of /v1/upload. */
+export interface RecipientInput {
+  name: string;
+  email: string;
+  phoneNumber: string;
+  /** true: receives a copy. The console may send 'Receives a copy' / 'Needs to sign' as recipient_type instead. */
+  observer?: boolean | string;
+  recipient_type?: string;
+  signature_type?: SignatureType | string | null;
+}
+
+/** Upload result per recipient (spec section 3), plus the keys /v1/save needs back. */
+export interface UploadedRecipient {
+  refId: number;
+  order: number;
+  name: string;
+  email: string;
+  phoneNumber: string;
+  observer: boolean;
+  signature_type: SignatureType | null;
+  pageNo: number[];
+  apply_all: boolean;
+  rectangle: string;
+  drag_coord: unknown;
+}
+
+export interface UploadResponse {
+  code: 200;
+  refId: number;
+  requests: UploadedRecipient[];
+  'file-url': string;
+  pdfheight: number;
+  'total-pages': number;
+}
+
+/** An entry of `data` in /v1/save and /v1/process. */
+export interface PlacementInput {
+  refId: number | string;
+  order: number | string;
+  pageNo?: Array<number | string>;
+  apply_all?: boolean | string;
+  rectangle?: string;
+  drag_coord?: unknown;
+}
+
+/** A party as the lists show it (spec section 3). */
+export interface PartyView {
+  name: string;
+  email: string;
+  phoneNumber: string;
+  observer: boolean;
+  signature_type: SignatureType | null;
+  status: PartyStatus | 'SAVED';
+  orgId: string;
+  refId: number;
+  order: number;
+  uploadUrl: string;
+  downloadUrl?: string;
+  sign_url: string | null;
+}
+
+/** A request list item (spec section 3). */
+export interface RequestListItem {
+  id: number;
+  refId: number;
+  filename: string;
+  timestamp: string;
+  request_status: RequestStatus;
+  status: number;
+  'max-status': number;
+  status_text: string;
+  data: PartyView[];
+}
+
+/** A draft record (spec section 3). */
+export interface DraftListItem {
+  id: number;
+  refId: number;
+  filename: string;
+  timestamp: string;
+  data: PartyView[];
+}
+
+/** A draft reference record (spec section 3): what the console needs to edit a draft. */
+export interface DraftReference {
+  refId: number;
+  order: number;
+  uploadUrl: string;
+  filename: string;
+  name: string;
+  email: string;
+  phoneNumber: string;
+  observer: boolean;
+  signature_type: SignatureType | null;
+  reminder: boolean;
+  reminder_duration: number | null;
+  checkOrder: boolean;
+  otpRequired: boolean;
+  pageNo: number[];
+  apply_all: boolean;
+  rectangle: string | null;
+  drag_coord: unknown;
+  'total-pages': number;
+  pdfheight: number;
+}
