@@ -7,6 +7,8 @@ export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 
 export const PARTY_STATUSES = [
   'saved',
+  // A signer of a sequential request whose turn has not come, or a copy-receiver before completion.
+  'waiting',
   'in-progress',
   'opened',
   'signing',

@@ -20,6 +20,9 @@ export const numeric: ValueTransformer = {
   from: (value: string | number | null) => (value === null ? null : Number(value)),
 };
 
+/** A JSON value, as stored in a JSON column. */
+export type JsonValue = string | number | boolean | null | object;
+
 /** Small JSON values (well under 64 KB: MySQL's TEXT); bigger blobs go to document storage by key. */
 export const JsonColumn = (options: ColumnOptions = {}) => Column({ type: 'simple-json', ...options });
 

@@ -1,6 +1,13 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { PartyStatus, SignatureType } from '@esign/contract';
-import { bigintNumber, CreatedAtColumn, DateTimeColumn, JsonColumn, UpdatedAtColumn } from '../../database/columns';
+import {
+  bigintNumber,
+  CreatedAtColumn,
+  DateTimeColumn,
+  JsonColumn,
+  UpdatedAtColumn,
+  type JsonValue,
+} from '../../database/columns';
 
 /** A signature box in the real page's user space (PDF points, origin bottom-left), for a run of pages. */
 export interface PlacedBox {
@@ -71,7 +78,7 @@ export class PartyEntity {
   rectangle!: string | null;
 
   @JsonColumn({ name: 'drag_coord', nullable: true })
-  dragCoord!: unknown;
+  dragCoord!: JsonValue | null;
 
   @JsonColumn({ nullable: true })
   boxes!: PlacedBox[] | null;

@@ -17,8 +17,9 @@ export interface PageGeometry {
  * numeric Ref ID the specification shows; random, so it tells nothing about other organisations' volume.
  */
 @Entity('requests')
-@Index('idx_requests_org_created', ['orgId', 'createdAt'])
-@Index('idx_requests_org_draft_created', ['orgId', 'isDraft', 'createdAt'])
+// The console's lists read one index: newest first within (organisation, draft or not, not deleted); the file name is
+// in it too so a file-name search scans the index, not the table.
+@Index('idx_requests_list', ['orgId', 'isDraft', 'deletedAt', 'createdAt', 'filename'])
 export class RequestEntity {
   @PrimaryColumn({ name: 'ref_id', type: 'bigint', transformer: bigintNumber })
   refId!: number;
@@ -88,6 +89,10 @@ export class RequestEntity {
   /** The signed PDF (every signature so far, then the certificate of completion and the seal). */
   @Column({ name: 'signed_file_key', type: 'varchar', length: 64, nullable: true })
   signedFileKey!: string | null;
+
+  /** Deleted from the console's lists (a draft, or a request that was cancelled by deleting it). */
+  @DateTimeColumn({ name: 'deleted_at', nullable: true })
+  deletedAt!: Date | null;
 
   @CreatedAtColumn()
   createdAt!: Date;

@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Clock } from '../../common/clock';
+import { JobsService } from '../jobs/jobs.service';
+import { NotificationsService } from '../notifications/notifications.service';
+import * as Templates from '../notifications/templates';
+import type { OrganisationEntity } from '../organisations/organisation.entity';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import type { PartyEntity } from './party.entity';
+import type { RequestEntity } from './request.entity';
+
+export const REMIND_JOB = 'request.remind';
+export const EXPIRE_JOB = 'request.expire';
+
+const partyData = (req: RequestEntity, p: PartyEntity) => ({
+  refId: req.refId,
+  order: p.order,
+  name: p.name,
+  email: p.email,
+  status: p.status,
+});
+
+const requestData = (req: RequestEntity) => ({
+  refId: req.refId,
+  filename: req.filename,
+  status: req.status,
+  signers: req.signersTotal,
+  signed: req.signersDone,
+});
+
+/**
+ * What follows a request's state changes besides the rows themselves: messages (email and SMS through the outbox),
+ * webhook deliveries and scheduled jobs. Everything goes through the caller's EntityManager, so it commits or rolls
+ * back with the change.
+ */
+@Injectable()
+export class RequestEvents {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly notifications: NotificationsService,
+    private readonly webhooks: WebhooksService,
+    private readonly clock: Clock,
+  ) {}
+
+  async invited(
+    manager: EntityManager,
+    org: OrganisationEntity,
+    req: RequestEntity,
+    party: PartyEntity,
+    signUrl: string,
+    resend: boolean,
+  ): Promise<void> {
+    const message = Templates.invitation({
+      orgName: org.name,
+      partyName: party.name,
+      filename: req.filename,
+      signUrl,
+    });
+    await this.send(manager, req, party, 'invitation', message);
+    await this.webhooks.emit(manager, req.orgId, 'party.invited', { ...partyData(req, party), resend });
+  }
+
+  async reminded(
+    manager: EntityManager,
+    org: OrganisationEntity,
+    req: RequestEntity,
+    party: PartyEntity,
+    signUrl: string,
+  ): Promise<void> {
+    const message = Templates.reminder({ orgName: org.name, partyName: party.name, filename: req.filename, signUrl });
+    await this.send(manager, req, party, 'reminder', message);
+    await this.webhooks.emit(manager, req.orgId, 'party.reminded', partyData(req, party));
+  }
+
+  async submitted(manager: EntityManager, org: OrganisationEntity, req: RequestEntity, parties: PartyEntity[]) {
+    await this.webhooks.emit(manager, req.orgId, 'request.submitted', {
+      ...requestData(req),
+      parties: parties.map((p) => partyData(req, p)),
+    });
+    await this.scheduleReminder(manager, req, this.clock.now());
+    await this.scheduleExpiry(manager, req);
+  }
+
+  async expired(manager: EntityManager, org: OrganisationEntity, req: RequestEntity, pending: PartyEntity[]) {
+    for (const p of pending) {
+      await this.send(
+        manager,
+        req,
+        p,
+        'expired',
+        Templates.expired({ orgName: org.name, partyName: p.name, filename: req.filename }),
+      );
+    }
+    await this.webhooks.emit(manager, req.orgId, 'request.expired', requestData(req));
+  }
+
+  async deleted(manager: EntityManager, req: RequestEntity): Promise<void> {
+    await this.webhooks.emit(manager, req.orgId, 'request.deleted', requestData(req));
+  }
+
+  /** The next reminder, `reminderDuration` hours after `from`, while reminders are on. */
+  async scheduleReminder(manager: EntityManager, req: RequestEntity, from: Date): Promise<void> {
+    if (!req.reminder || !req.reminderDuration) return;
+    const runAt = new Date(from.getTime() + req.reminderDuration * 3_600_000);
+    if (req.expiresAt && runAt >= req.expiresAt) return;
+    // No dedupe key: each reminder schedules the next one from inside its own job; a reminder or expiry job that
+    // finds its request no longer in progress (completed, cancelled, expired) does nothing.
+    await this.jobs.enqueue(manager, {
+      type: REMIND_JOB,
+      payload: { orgId: req.orgId, refId: req.refId },
+      runAt,
+      orgId: req.orgId,
+    });
+  }
+
+  async scheduleExpiry(manager: EntityManager, req: RequestEntity): Promise<void> {
+    if (!req.expiresAt) return;
+    await this.jobs.enqueue(manager, {
+      type: EXPIRE_JOB,
+      payload: { orgId: req.orgId, refId: req.refId },
+      runAt: req.expiresAt,
+      orgId: req.orgId,
+    });
+  }
+
+  private async send(
+    manager: EntityManager,
+    req: RequestEntity,
+    party: PartyEntity,
+    kind: 'invitation' | 'reminder' | 'expired',
+    message: { subject: string; text: string; html: string; sms: string },
+  ): Promise<void> {
+    const base = { orgId: req.orgId, refId: req.refId, partyOrder: party.order, kind };
+    await this.notifications.queue(manager, {
+      ...base,
+      channel: 'email',
+      to: party.email,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+    });
+    await this.notifications.queue(manager, { ...base, channel: 'sms', to: party.phoneNumber, text: message.sms });
+  }
+}

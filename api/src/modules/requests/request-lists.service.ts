@@ -1,0 +1,187 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DraftListItem, PartyView, RequestListItem } from '@esign/contract';
+import { DataSource } from 'typeorm';
+import { AppError } from '../../common/app-error';
+import { LinksService } from '../secrets/links.service';
+import type { PartyEntity } from './party.entity';
+import { RequestEntity } from './request.entity';
+import { RequestsService } from './requests.service';
+
+export interface ListQuery {
+  drafts: boolean;
+  /** Digits match a Ref ID exactly; other text matches file names, case-insensitively. */
+  q?: string;
+  offset: number;
+  limit: number;
+  order: 'ASC' | 'DESC';
+  sortBy: 'createdAt' | 'filename' | 'refId';
+}
+
+export const MAX_PAGE = 100;
+
+const STATUS_TEXT: Record<string, string> = {
+  draft: 'Draft',
+  completed: 'Completed',
+  rejected: 'Rejected',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+};
+
+/**
+ * The console's lists, paginated and searched in the database on one index (orgId, isDraft, deletedAt, createdAt,
+ * filename), and the /v1 list calls kept for compatibility.
+ */
+@Injectable()
+export class RequestListsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly requests: RequestsService,
+    private readonly links: LinksService,
+  ) {}
+
+  async list(orgId: string, query: ListQuery): Promise<{ total: number; rows: RequestEntity[] }> {
+    const qb = this.db.manager
+      .createQueryBuilder(RequestEntity, 'r')
+      .where('r.org_id = :orgId', { orgId })
+      .andWhere('r.is_draft = :draft', { draft: query.drafts })
+      .andWhere('r.deleted_at IS NULL');
+    const q = query.q?.trim();
+    if (q) {
+      if (/^\d+$/.test(q)) {
+        if (q.length > 15) return { total: 0, rows: [] };
+        qb.andWhere('r.ref_id = :refId', { refId: Number(q) });
+      } else {
+        const pattern = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        // SQLite's LIKE and MySQL's *_ci collations both ignore ASCII case; LOWER() also covers other letters but
+        // would stop the engine using the index, so it is applied to the pattern only.
+        qb.andWhere("r.filename LIKE :pattern ESCAPE '\\'", { pattern });
+      }
+    }
+    const column = { createdAt: 'r.created_at', filename: 'r.filename', refId: 'r.ref_id' }[query.sortBy];
+    const total = await qb.getCount();
+    const rows = await qb
+      .orderBy(column, query.order)
+      .addOrderBy('r.ref_id', query.order)
+      .offset(query.offset)
+      .limit(query.limit)
+      .getMany();
+    return { total, rows };
+  }
+
+  async listItems(orgId: string, query: ListQuery): Promise<{ total: number; items: RequestListItem[] }> {
+    const { total, rows } = await this.list(orgId, query);
+    const parties = await this.requests.partiesOf(rows.map((r) => r.refId));
+    const items = await Promise.all(rows.map((r) => this.item(r, parties.get(r.refId) ?? [])));
+    return { total, items };
+  }
+
+  async draftItems(orgId: string, query: ListQuery): Promise<{ total: number; items: DraftListItem[] }> {
+    const { total, rows } = await this.list(orgId, { ...query, drafts: true });
+    const parties = await this.requests.partiesOf(rows.map((r) => r.refId));
+    const items = await Promise.all(rows.map((r) => this.draftItem(r, parties.get(r.refId) ?? [])));
+    return { total, items };
+  }
+
+  async one(orgId: string, refId: number, drafts: boolean): Promise<RequestListItem> {
+    const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
+    if (!req || req.deletedAt || req.isDraft !== drafts) throw new AppError('NOT_FOUND', 'Request not found.');
+    const parties = await this.requests.partiesOf([refId]);
+    return this.item(req, parties.get(refId) ?? []);
+  }
+
+  async item(r: RequestEntity, parties: PartyEntity[]): Promise<RequestListItem> {
+    const data = await this.partyViews(r, parties);
+    return {
+      id: r.refId,
+      refId: r.refId,
+      filename: r.filename,
+      timestamp: r.createdAt.toISOString(),
+      request_status: r.status,
+      status: r.signersDone,
+      'max-status': r.signersTotal,
+      status_text: STATUS_TEXT[r.status] ?? `${r.signersDone} of ${r.signersTotal} signed`,
+      data,
+    };
+  }
+
+  async draftItem(r: RequestEntity, parties: PartyEntity[]): Promise<DraftListItem> {
+    return {
+      id: r.refId,
+      refId: r.refId,
+      filename: r.filename,
+      timestamp: r.createdAt.toISOString(),
+      data: await this.partyViews(r, parties),
+    };
+  }
+
+  private async partyViews(r: RequestEntity, parties: PartyEntity[]): Promise<PartyView[]> {
+    const uploadUrl = await this.links.documentUrl(r.orgId, r.refId, 'original');
+    const downloadUrl = r.signedFileKey ? await this.links.documentUrl(r.orgId, r.refId, 'signed') : undefined;
+    const live = r.status === 'in-progress';
+    return Promise.all(
+      parties.map(async (p) => {
+        const view: PartyView = {
+          name: p.name,
+          email: p.email,
+          phoneNumber: p.phoneNumber,
+          observer: p.observer,
+          signature_type: p.signatureType,
+          status: r.isDraft ? 'SAVED' : p.status,
+          orgId: r.orgId,
+          refId: r.refId,
+          order: p.order,
+          uploadUrl,
+          sign_url: live && p.tokenHash ? await this.links.signUrl(r.orgId, r.refId, p.order, p.tokenNonce) : null,
+        };
+        if (downloadUrl && (p.status === 'completed' || r.status === 'completed')) view.downloadUrl = downloadUrl;
+        return view;
+      }),
+    );
+  }
+}
+
+/** ra-data-simple-rest's query: sort=["field","ASC"], range=[start,end], filter={"q":"…"}. */
+export function parseRestQuery(query: Record<string, unknown>, drafts: boolean): ListQuery {
+  const parse = (name: string): unknown => {
+    const raw = query[name];
+    if (raw === undefined || raw === '') return undefined;
+    if (typeof raw !== 'string') throw new AppError('VALIDATION_FAILED', `${name} must be JSON text.`);
+    try {
+      return JSON.parse(raw);
+    } catch {
+      throw new AppError('VALIDATION_FAILED', `${name} must be JSON text.`);
+    }
+  };
+  const sort = parse('sort') ?? ['timestamp', 'DESC'];
+  const range = parse('range') ?? [0, 4];
+  const filter = (parse('filter') ?? {}) as Record<string, unknown>;
+  if (!Array.isArray(sort) || sort.length !== 2)
+    throw new AppError('VALIDATION_FAILED', 'sort must be ["field","ASC|DESC"].');
+  const sortBy = (
+    { timestamp: 'createdAt', createdAt: 'createdAt', id: 'createdAt', refId: 'refId', filename: 'filename' } as const
+  )[String(sort[0]) as 'timestamp'];
+  if (!sortBy) throw new AppError('VALIDATION_FAILED', 'sort can be by timestamp, refId or filename.');
+  const order = String(sort[1]).toUpperCase();
+  if (order !== 'ASC' && order !== 'DESC') throw new AppError('VALIDATION_FAILED', 'sort order must be ASC or DESC.');
+  if (
+    !Array.isArray(range) ||
+    range.length !== 2 ||
+    !range.every((n) => Number.isInteger(n) && n >= 0) ||
+    range[1] < range[0]
+  )
+    throw new AppError('VALIDATION_FAILED', 'range must be [start, end] with 0 <= start <= end.');
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter))
+    throw new AppError('VALIDATION_FAILED', 'filter must be a JSON object.');
+  const q = filter.q ?? filter.search;
+  if (q !== undefined && typeof q !== 'string' && typeof q !== 'number')
+    throw new AppError('VALIDATION_FAILED', 'filter.q must be text.');
+  return {
+    drafts,
+    q: q === undefined ? undefined : String(q),
+    offset: range[0],
+    limit: Math.min(range[1] - range[0] + 1, MAX_PAGE),
+    order,
+    sortBy,
+  };
+}

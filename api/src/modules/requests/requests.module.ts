@@ -1,0 +1,39 @@
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { JobsModule } from '../jobs/jobs.module';
+import { JobsRunner } from '../jobs/jobs.runner';
+import { NotificationsModule } from '../notifications/notifications.module';
+import { TemplatesModule } from '../templates/templates.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { DocumentsController } from './documents.controller';
+import { EXPIRE_JOB, REMIND_JOB, RequestEvents } from './request-events';
+import { RequestListsService } from './request-lists.service';
+import { RequestsService } from './requests.service';
+import { RestRequestsController } from './rest-requests.controller';
+import { TemplateUploads } from './template-uploads';
+import { V1RequestsController } from './v1-requests.controller';
+
+type JobPayload = { orgId: string; refId: number };
+
+@Module({
+  imports: [JobsModule, NotificationsModule, WebhooksModule, TemplatesModule],
+  providers: [RequestsService, RequestListsService, RequestEvents, TemplateUploads],
+  controllers: [V1RequestsController, RestRequestsController, DocumentsController],
+  exports: [RequestsService, RequestListsService],
+})
+export class RequestsModule implements OnModuleInit {
+  constructor(
+    private readonly runner: JobsRunner,
+    private readonly requests: RequestsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.runner.register(REMIND_JOB, async (payload) => {
+      const { orgId, refId } = payload as JobPayload;
+      await this.requests.remind(orgId, refId);
+    });
+    this.runner.register(EXPIRE_JOB, async (payload) => {
+      const { orgId, refId } = payload as JobPayload;
+      await this.requests.expire(orgId, refId);
+    });
+  }
+}

@@ -1,0 +1,87 @@
+import { Controller, Delete, Get, Param, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { DraftListItem, RequestListItem } from '@esign/contract';
+import type { Response } from 'express';
+import { AppError } from '../../common/app-error';
+import { Auth, type AuthContext } from '../../common/auth/auth-context';
+import { parseRestQuery, RequestListsService } from './request-lists.service';
+import { RequestsService, toRefId } from './requests.service';
+
+export function contentRange(res: Response, resource: string, offset: number, count: number, total: number): void {
+  const end = count ? offset + count - 1 : offset;
+  res.setHeader('Content-Range', `${resource} ${offset}-${end}/${total}`);
+  res.setHeader('Access-Control-Expose-Headers', 'Content-Range');
+}
+
+const refIdOf = (id: string): number => {
+  const refId = toRefId(id);
+  if (refId === null) throw new AppError('NOT_FOUND', 'Request not found.');
+  return refId;
+};
+
+/**
+ * The console's resources in the ra-data-simple-rest convention: GET /api/requests?sort=["timestamp","DESC"]
+ * &range=[0,4]&filter={"q":"…"} answers the page with Content-Range: requests 0-4/123.
+ */
+@ApiTags('console resources')
+@ApiSecurity('apikey')
+@Controller('api')
+export class RestRequestsController {
+  constructor(
+    private readonly lists: RequestListsService,
+    private readonly requests: RequestsService,
+  ) {}
+
+  @ApiOperation({ summary: 'Sent requests, paginated, sorted and searched (digits: Ref ID; text: file name).' })
+  @Get('requests')
+  async list(
+    @Auth() auth: AuthContext,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<RequestListItem[]> {
+    const q = parseRestQuery(query, false);
+    const { total, items } = await this.lists.listItems(auth.orgId, q);
+    contentRange(res, 'requests', q.offset, items.length, total);
+    return items;
+  }
+
+  @Get('requests/:id')
+  one(@Auth() auth: AuthContext, @Param('id') id: string): Promise<RequestListItem> {
+    return this.lists.one(auth.orgId, refIdOf(id), false);
+  }
+
+  @ApiOperation({ summary: 'Cancel a sent request and remove it from the list.' })
+  @Delete('requests/:id')
+  async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ id: number }> {
+    const refId = refIdOf(id);
+    await this.lists.one(auth.orgId, refId, false);
+    await this.requests.delete(auth, refId);
+    return { id: refId };
+  }
+
+  @ApiOperation({ summary: 'Drafts, paginated, sorted and searched like requests.' })
+  @Get('drafts')
+  async drafts(
+    @Auth() auth: AuthContext,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<DraftListItem[]> {
+    const q = parseRestQuery(query, true);
+    const { total, items } = await this.lists.draftItems(auth.orgId, q);
+    contentRange(res, 'drafts', q.offset, items.length, total);
+    return items;
+  }
+
+  @Get('drafts/:id')
+  async draft(@Auth() auth: AuthContext, @Param('id') id: string): Promise<RequestListItem> {
+    return this.lists.one(auth.orgId, refIdOf(id), true);
+  }
+
+  @Delete('drafts/:id')
+  async removeDraft(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ id: number }> {
+    const refId = refIdOf(id);
+    await this.lists.one(auth.orgId, refId, true);
+    await this.requests.delete(auth, refId);
+    return { id: refId };
+  }
+}

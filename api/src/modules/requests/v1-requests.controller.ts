@@ -1,0 +1,133 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { DraftListItem, DraftReference, RequestListItem, UploadResponse } from '@esign/contract';
+import type { Request } from 'express';
+import { Auth, type AuthContext } from '../../common/auth/auth-context';
+import { RequestListsService } from './request-lists.service';
+import { RequestsService, type UploadedFile } from './requests.service';
+import { TemplateUploads } from './template-uploads';
+
+export function uploadedFile(req: Request, field = 'file'): UploadedFile | undefined {
+  const files = (req.files as Express.Multer.File[] | undefined) ?? [];
+  const f = files.find((x) => x.fieldname === field);
+  return f && { bytes: f.buffer, filename: f.originalname, mimeType: f.mimetype };
+}
+
+const COMPAT_LIST_LIMIT = 500;
+
+/** The staff side of the specification's /v1 calls (section 7). The organisation comes from the apikey. */
+@ApiTags('v1 staff')
+@ApiSecurity('apikey')
+@Controller('v1')
+export class V1RequestsController {
+  constructor(
+    private readonly requests: RequestsService,
+    private readonly lists: RequestListsService,
+    private readonly templateUploads: TemplateUploads,
+  ) {}
+
+  @ApiOperation({ summary: 'Check a PDF before upload (type, name, size, structure, encryption); nothing is stored.' })
+  @ApiConsumes('multipart/form-data')
+  @Post('onboard/checkDocument')
+  @HttpCode(201)
+  async checkDocument(
+    @Req() req: Request,
+  ): Promise<{ code: 201; message: string; 'total-pages': number; repaired: boolean }> {
+    const inspected = await this.requests.checkDocument(uploadedFile(req));
+    return { code: 201, message: 'success', 'total-pages': inspected.totalPages, repaired: inspected.repaired };
+  }
+
+  @ApiOperation({
+    summary:
+      'Create a request as a draft (parties SAVED): multipart data (JSON recipients), file (or template_id), checkOrder, otpRequired, orgId, reminder, reminder_duration.',
+  })
+  @ApiConsumes('multipart/form-data')
+  @Post('upload')
+  @HttpCode(200)
+  upload(@Auth() auth: AuthContext, @Req() req: Request): Promise<UploadResponse> {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const templateId = typeof body.template_id === 'string' && body.template_id ? body.template_id : null;
+    const prepare = templateId ? this.templateUploads.preparer(auth, templateId, body.formFieldValues) : undefined;
+    return this.requests.upload(auth, body, uploadedFile(req), prepare);
+  }
+
+  @ApiOperation({
+    summary:
+      "Store each signer's placement: { data: [{ refId, order, pageNo, apply_all, rectangle, drag_coord }], orgId }.",
+  })
+  @Post('save')
+  @HttpCode(200)
+  save(@Auth() auth: AuthContext, @Body() body: { data?: unknown }) {
+    return this.requests.save(auth, body?.data);
+  }
+
+  @ApiOperation({
+    summary: 'Submit drafts and send the invitations (sequential: the first signer; parallel: all signers).',
+  })
+  @Post('process')
+  @HttpCode(200)
+  process(@Auth() auth: AuthContext, @Body() body: { data?: unknown }) {
+    return this.requests.process(auth, body?.data);
+  }
+
+  @ApiOperation({ summary: 'Every sent request, newest first (the console uses /api/requests, paginated).' })
+  @Get('request_all/:orgId')
+  async requestAll(
+    @Auth() auth: AuthContext,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ): Promise<{ code: 200; total: number; data: RequestListItem[] }> {
+    const { total, items } = await this.lists.listItems(auth.orgId, {
+      drafts: false,
+      offset: Math.max(0, Number(offset) || 0),
+      limit: Math.min(COMPAT_LIST_LIMIT, Math.max(1, Number(limit) || COMPAT_LIST_LIMIT)),
+      order: 'DESC',
+      sortBy: 'createdAt',
+    });
+    return { code: 200, total, data: items };
+  }
+
+  @ApiOperation({ summary: 'Draft requests, newest first.' })
+  @Get('drafts/:orgId')
+  async drafts(
+    @Auth() auth: AuthContext,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ): Promise<{ code: 200; total: number; data: DraftListItem[] }> {
+    const { total, items } = await this.lists.draftItems(auth.orgId, {
+      drafts: true,
+      offset: Math.max(0, Number(offset) || 0),
+      limit: Math.min(COMPAT_LIST_LIMIT, Math.max(1, Number(limit) || COMPAT_LIST_LIMIT)),
+      order: 'DESC',
+      sortBy: 'createdAt',
+    });
+    return { code: 200, total, data: items };
+  }
+
+  @ApiOperation({ summary: "A draft's parties, for editing it." })
+  @Get('reference/:orgId/:refId')
+  async reference(
+    @Auth() auth: AuthContext,
+    @Param('refId') refId: string,
+  ): Promise<{ code: 200; data: DraftReference[] }> {
+    return { code: 200, data: await this.requests.draftReference(auth, refId) };
+  }
+
+  @ApiOperation({ summary: 'Copy a request into a new draft (same document, recipients, options and placements).' })
+  @Get('duplicateRef/:orgId/:refId')
+  duplicate(@Auth() auth: AuthContext, @Param('refId') refId: string) {
+    return this.requests.duplicate(auth, refId);
+  }
+
+  @ApiOperation({ summary: 'Delete a draft, or cancel a sent request and remove it from the lists.' })
+  @Get('deleteRef/:orgId/:refId')
+  delete(@Auth() auth: AuthContext, @Param('refId') refId: string) {
+    return this.requests.delete(auth, refId);
+  }
+
+  @ApiOperation({ summary: 'Send the invitation again with a new link (the old link stops working).' })
+  @Get('resend_invite/:orgId/:refId/:order')
+  resend(@Auth() auth: AuthContext, @Param('refId') refId: string, @Param('order') order: string) {
+    return this.requests.resendInvite(auth, refId, order);
+  }
+}

@@ -1,0 +1,617 @@
+import { Messages, RequestMessages, type RequestListItem, type UploadResponse } from '@esign/contract';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { AuditEventEntity } from '../src/modules/audit/audit-event.entity';
+import { AuditService } from '../src/modules/audit/audit.service';
+import { JobsRunner } from '../src/modules/jobs/jobs.runner';
+import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
+import { PartyEntity } from '../src/modules/requests/party.entity';
+import { RequestEntity } from '../src/modules/requests/request.entity';
+import { WebhookDeliveryEntity } from '../src/modules/webhooks/webhook-delivery.entity';
+import { readFixture } from './support/fixtures';
+import { filesUnder, SIGNERS, tokenOf, upload, uploadOk } from './support/requests';
+import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+describe('the staff side of /v1: check, upload, save, process, lists, resend, duplicate, delete', () => {
+  let t: TestApp;
+  let key: string;
+  let otherKey: string;
+  const files = () => filesUnder(join(t.config.dataDir, 'files'));
+  const count = (entity: typeof RequestEntity | typeof PartyEntity) => t.db.getRepository(entity).count();
+  const drain = () => t.app.get(JobsRunner).drain();
+  const outbox = (where: Partial<OutboxMessageEntity> = {}) =>
+    t.db.getRepository(OutboxMessageEntity).find({ where, order: { id: 'ASC' } });
+  const party = (refId: number, order: number) => t.db.getRepository(PartyEntity).findOneByOrFail({ refId, order });
+  const request = (refId: number) => t.db.getRepository(RequestEntity).findOneByOrFail({ refId });
+
+  beforeAll(async () => {
+    t = await startTestApp({ JOBS_RUNNER: 'off' });
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+    await createOrgWithUser(t, 'globex', 'gina', 'gina-password');
+    key = await signIn(t, 'alice', 'alice-password');
+    otherKey = await signIn(t, 'gina', 'gina-password');
+  });
+  afterAll(() => t.close());
+
+  describe('POST /v1/onboard/checkDocument', () => {
+    const check = (bytes: Buffer, filename: string, contentType = 'application/pdf') =>
+      t.http.post('/v1/onboard/checkDocument').set('apikey', key).attach('file', bytes, { filename, contentType });
+
+    it('accepts a real PDF with 201 and stores nothing', async () => {
+      const before = files();
+      const res = await check(readFixture('pdfs', 'us_constitution.pdf'), 'us_constitution.pdf').expect(201);
+      expect(res.body).toMatchObject({ code: 201, 'total-pages': 19 });
+      expect(files()).toEqual(before);
+    });
+
+    it.each([
+      [
+        'a PNG renamed .pdf',
+        () => readFixture('faces', 'coffee.png'),
+        'photo.pdf',
+        'application/pdf',
+        400,
+        Messages.invalidPdf,
+      ],
+      [
+        'a name with two dots',
+        () => readFixture('pdfs', 'normal.pdf'),
+        'normal.final.pdf',
+        'application/pdf',
+        400,
+        Messages.invalidPdf,
+      ],
+      [
+        'an image MIME type',
+        () => readFixture('pdfs', 'normal.pdf'),
+        'normal.pdf',
+        'image/png',
+        400,
+        Messages.invalidPdf,
+      ],
+      [
+        'a 6 MB file',
+        () => Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(6 * 1024 * 1024, 32)]),
+        'big.pdf',
+        'application/pdf',
+        413,
+        Messages.fileTooLarge,
+      ],
+      [
+        'an encrypted PDF',
+        () => readFixture('pdfs', 'encrypted_new.pdf'),
+        'encrypted_new.pdf',
+        'application/pdf',
+        400,
+        /password/i,
+      ],
+      [
+        'a PDF with no trailer',
+        () => readFixture('pdfs', 'missing_xref_trailer_dict.pdf'),
+        'missing.pdf',
+        'application/pdf',
+        400,
+        /damaged/i,
+      ],
+      [
+        'a PDF with invalid objects',
+        () => readFixture('pdfs', 'with_invalid_objects.pdf'),
+        'invalid.pdf',
+        'application/pdf',
+        400,
+        /damaged/i,
+      ],
+    ])('refuses %s with a 4xx and its message, storing nothing', async (_what, bytes, name, type, status, message) => {
+      const before = files();
+      const res = await check(bytes(), name, type);
+      expect(res.status).toBe(status);
+      if (typeof message === 'string') expect(res.body.message).toBe(message);
+      else expect(res.body.message).toMatch(message);
+      expect(files()).toEqual(before);
+    });
+
+    it('asks for a file when none is sent', async () => {
+      const res = await t.http.post('/v1/onboard/checkDocument').set('apikey', key).field('x', '1').expect(400);
+      expect(res.body.message).toBe(RequestMessages.fileRequired);
+    });
+  });
+
+  describe('POST /v1/upload validation: 4xx with the message, nothing stored', () => {
+    const seven = Array.from({ length: 7 }, (_, i) => ({ ...SIGNERS[0], email: `p${i}@example.in` }));
+    const cases: Array<[string, Parameters<typeof upload>[3], number, string | RegExp]> = [
+      ['7 recipients', { recipients: seven }, 400, RequestMessages.tooManyRecipients],
+      ['no recipients', { recipients: [] }, 400, RequestMessages.noRecipients],
+      ['data that is not JSON', { recipients: '{oops' }, 400, RequestMessages.dataInvalid],
+      ['a missing name', { recipients: [{ ...SIGNERS[0], name: ' ' }] }, 400, RequestMessages.nameRequired],
+      ['a bad email', { recipients: [{ ...SIGNERS[0], email: 'asha@' }] }, 400, Messages.invalidEmail],
+      [
+        'a US phone number',
+        { recipients: [{ ...SIGNERS[0], phoneNumber: '+1 415 555 0100' }] },
+        400,
+        RequestMessages.phoneInvalid,
+      ],
+      [
+        'a 3-character phone',
+        { recipients: [{ ...SIGNERS[0], phoneNumber: '987' }] },
+        400,
+        RequestMessages.phoneInvalid,
+      ],
+      [
+        'a signer without signature type',
+        { recipients: [{ ...SIGNERS[0], signature_type: '' }] },
+        400,
+        Messages.selectSignatureType,
+      ],
+      [
+        'an unknown signature type',
+        { recipients: [{ ...SIGNERS[0], signature_type: 'Wet ink' }] },
+        400,
+        Messages.selectSignatureType,
+      ],
+      [
+        'no recipient type',
+        { recipients: [{ name: 'A', email: 'a@example.in', phoneNumber: '9876543210', signature_type: 'DSC' }] },
+        400,
+        RequestMessages.recipientTypeRequired,
+      ],
+      ['only copy-receivers', { recipients: [SIGNERS[2]] }, 400, RequestMessages.noSigner],
+      ['a reminder without duration', { reminder: true }, 400, Messages.selectDuration],
+      ['a reminder of 36 hours', { reminder: true, reminderDuration: 36 }, 400, RequestMessages.durationInvalid],
+      ['checkOrder that is not a boolean', { checkOrder: 'maybe' }, 400, /checkOrder/],
+      [
+        'a PNG renamed .pdf',
+        { file: readFixture('faces', 'coffee.png'), filename: 'scan.pdf' },
+        400,
+        Messages.invalidPdf,
+      ],
+      ['an encrypted PDF', { fixture: 'encrypted_new.pdf' }, 400, /password/i],
+      ['a damaged PDF', { fixture: 'missing_xref_trailer_dict.pdf' }, 400, /damaged/i],
+      ['a PDF with invalid objects', { fixture: 'with_invalid_objects.pdf' }, 400, /damaged/i],
+      [
+        'a 6 MB file',
+        { file: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(6 * 1024 * 1024, 32)]), filename: 'big.pdf' },
+        413,
+        Messages.fileTooLarge,
+      ],
+    ];
+    it.each(cases)('%s', async (_what, options, status, message) => {
+      const [requests, parties, before] = [await count(RequestEntity), await count(PartyEntity), files()];
+      const res = await upload(t, key, 'acme', options);
+      expect(res.status).toBe(status);
+      if (typeof message === 'string') expect(res.body.message).toContain(message);
+      else expect(res.body.message).toMatch(message);
+      expect(await count(RequestEntity)).toBe(requests);
+      expect(await count(PartyEntity)).toBe(parties);
+      expect(files()).toEqual(before);
+    });
+
+    it('asks for the file when it is missing', async () => {
+      const res = await upload(t, key, 'acme', { file: null as unknown as Buffer });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe(RequestMessages.fileRequired);
+    });
+
+    it('creates nothing when a write fails half-way (one transaction)', async () => {
+      const [requests, parties] = [await count(RequestEntity), await count(PartyEntity)];
+      const spy = jest.spyOn(AuditService.prototype, 'record').mockRejectedValueOnce(new Error('disk full'));
+      const res = await upload(t, key, 'acme');
+      spy.mockRestore();
+      expect(res.status).toBe(500);
+      expect(await count(RequestEntity)).toBe(requests);
+      expect(await count(PartyEntity)).toBe(parties);
+    });
+  });
+
+  describe('a sequential request from upload to invitation', () => {
+    let up: UploadResponse;
+
+    it('uploads a draft with parties SAVED and answers requests, file-url, pdfheight, total-pages', async () => {
+      up = await uploadOk(t, key, 'acme', { checkOrder: true, reminder: true, reminderDuration: 12 });
+      expect(up.code).toBe(200);
+      expect(up['total-pages']).toBe(2);
+      expect(up.pdfheight).toBe(792);
+      expect(up.requests).toHaveLength(3);
+      expect(up.requests[0]).toMatchObject({
+        refId: up.refId,
+        order: 1,
+        name: 'Asha Rao',
+        email: 'asha@example.in',
+        phoneNumber: '+919876543210',
+        observer: false,
+        signature_type: 'e-Signature',
+        rectangle: '0,790,150,840',
+        apply_all: false,
+      });
+      expect(up.requests[2]).toMatchObject({ observer: true, signature_type: null });
+      expect(String(up.refId)).toMatch(/^\d{10}$/);
+      // The file link works without the apikey (it opens in a new tab) and gives back the very bytes uploaded.
+      const url = new URL(up['file-url']);
+      const file = await t.http
+        .get(url.pathname + url.search)
+        .buffer(true)
+        .expect(200)
+        .expect('Content-Type', 'application/pdf');
+      expect(Buffer.compare(file.body as Buffer, readFixture('pdfs', 'normal.pdf'))).toBe(0);
+      await t.http.get(url.pathname + url.search.replace(/sig=[^&]+/, 'sig=forged')).expect(403);
+    });
+
+    it('lists it among the drafts with SAVED parties, not among the requests', async () => {
+      const drafts = await t.http.get('/v1/drafts/acme').set('apikey', key).expect(200);
+      const draft = drafts.body.data.find((d: { refId: number }) => d.refId === up.refId);
+      expect(draft).toMatchObject({ filename: 'normal.pdf' });
+      expect(draft.data.map((p: { status: string }) => p.status)).toEqual(['SAVED', 'SAVED', 'SAVED']);
+      const all = await t.http.get('/v1/request_all/acme').set('apikey', key).expect(200);
+      expect(all.body.data.some((r: RequestListItem) => r.refId === up.refId)).toBe(false);
+    });
+
+    it("gives a draft's parties for editing", async () => {
+      const res = await t.http.get(`/v1/reference/acme/${up.refId}`).set('apikey', key).expect(200);
+      expect(res.body.data).toHaveLength(3);
+      expect(res.body.data[1]).toMatchObject({
+        refId: up.refId,
+        order: 2,
+        name: 'Vikram Shah',
+        filename: 'normal.pdf',
+        reminder: true,
+        reminder_duration: 12,
+        checkOrder: true,
+        otpRequired: true,
+        signature_type: 'Aadhaar',
+      });
+    });
+
+    it('saves placements on the real pages', async () => {
+      const res = await t.http
+        .post('/v1/save')
+        .set('apikey', key)
+        .send({
+          orgId: 'acme',
+          data: [
+            {
+              refId: up.refId,
+              order: 1,
+              pageNo: [2],
+              apply_all: false,
+              rectangle: '0,0,150,50',
+              drag_coord: { x: 0, y: 0 },
+            },
+            { refId: up.refId, order: 2, pageNo: [], apply_all: true, rectangle: '0,790,150,840' },
+          ],
+        })
+        .expect(200);
+      expect(res.body.message).toBe('success');
+      const p1 = await party(up.refId, 1);
+      // Letter (612 x 792): the page is shown 840 points tall, so 150 x 50 there is 141.43 x 47.14 on the page.
+      const s = 792 / 840;
+      expect(p1.boxes).toHaveLength(1);
+      expect(p1.boxes?.[0].pages).toBe('2');
+      expect(p1.boxes?.[0].x).toBeCloseTo(0, 3);
+      expect(p1.boxes?.[0].y).toBeCloseTo(792 - 50 * s, 2);
+      expect(p1.boxes?.[0].width).toBeCloseTo(150 * s, 2);
+      expect(p1.dragCoord).toEqual({ x: 0, y: 0 });
+      const p2 = await party(up.refId, 2);
+      expect(p2.applyAll).toBe(true);
+      expect(p2.boxes?.[0]).toMatchObject({ pages: '1-2' });
+      expect(p2.boxes?.[0].y).toBeCloseTo(0, 2);
+    });
+
+    it('refuses a page that does not exist and bad rectangle text', async () => {
+      for (const entry of [
+        { refId: up.refId, order: 1, pageNo: [3], rectangle: '0,0,150,50' },
+        { refId: up.refId, order: 1, pageNo: [1], rectangle: 'left,top' },
+      ]) {
+        const res = await t.http
+          .post('/v1/save')
+          .set('apikey', key)
+          .send({ orgId: 'acme', data: [entry] });
+        expect(res.status).toBe(400);
+      }
+      const res = await t.http
+        .post('/v1/save')
+        .set('apikey', key)
+        .send({ orgId: 'acme', data: [{ order: 1 }] });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe(RequestMessages.saveDataInvalid);
+    });
+
+    it('processes: invites the first signer only, by email and SMS, and answers success', async () => {
+      const res = await t.http
+        .post('/v1/process')
+        .set('apikey', key)
+        .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1 }] })
+        .expect(200);
+      expect(res.body.message).toBe('success');
+      const req = await request(up.refId);
+      expect(req.status).toBe('in-progress');
+      expect((await party(up.refId, 1)).status).toBe('in-progress');
+      expect((await party(up.refId, 2)).status).toBe('waiting');
+      expect((await party(up.refId, 3)).status).toBe('waiting');
+
+      const all = await t.http.get('/v1/request_all/acme').set('apikey', key).expect(200);
+      const item = all.body.data.find((r: RequestListItem) => r.refId === up.refId) as RequestListItem;
+      expect(item).toMatchObject({ filename: 'normal.pdf', status: 0, 'max-status': 2, request_status: 'in-progress' });
+      const [p1, p2] = item.data;
+      expect(p1).toMatchObject({ status: 'in-progress', orgId: 'acme', order: 1, observer: false });
+      expect(p1.sign_url).toMatch(new RegExp(`/esign/acme/${up.refId}/1\\?token=[A-Za-z0-9_-]{43}$`));
+      expect(p2.sign_url).toBeNull();
+      expect(p1.downloadUrl).toBeUndefined();
+      // The link's token is stored only as its hash.
+      expect((await party(up.refId, 1)).tokenHash).toBe(sha256(tokenOf(p1.sign_url as string)));
+
+      const messages = await outbox({ refId: up.refId });
+      expect(messages.map((m) => [m.channel, m.kind, m.to])).toEqual([
+        ['email', 'invitation', 'asha@example.in'],
+        ['sms', 'invitation', '+919876543210'],
+      ]);
+      expect(messages[0].text).toContain(p1.sign_url);
+      expect(messages[0].html).toContain(p1.sign_url?.replace(/&/g, '&amp;'));
+
+      const drafts = await t.http.get('/v1/drafts/acme').set('apikey', key).expect(200);
+      expect(drafts.body.data.some((d: { refId: number }) => d.refId === up.refId)).toBe(false);
+    });
+
+    it('processing again (a double click) sends nothing more', async () => {
+      const before = (await outbox({ refId: up.refId })).length;
+      await t.http
+        .post('/v1/process')
+        .set('apikey', key)
+        .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1 }] })
+        .expect(200);
+      expect((await outbox({ refId: up.refId })).length).toBe(before);
+      const res = await t.http
+        .post('/v1/save')
+        .set('apikey', key)
+        .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1, pageNo: [1] }] });
+      expect(res.status).toBe(409);
+      expect(res.body.message).toBe(RequestMessages.notADraft);
+    });
+
+    it('resends an invite only to a party in progress, with a new link that kills the old one', async () => {
+      const before = (await party(up.refId, 1)).tokenHash;
+      let res = await t.http.get(`/v1/resend_invite/acme/${up.refId}/1`).set('apikey', key);
+      expect(res.status).toBe(429);
+      t.clock.advance(61);
+      res = await t.http.get(`/v1/resend_invite/acme/${up.refId}/1`).set('apikey', key).expect(200);
+      expect(res.body.message).toBe(Messages.inviteSent);
+      const after = await party(up.refId, 1);
+      expect(after.tokenHash).not.toBe(before);
+      const mails = await outbox({ refId: up.refId, channel: 'email', kind: 'invitation' });
+      expect(mails).toHaveLength(2);
+      expect(mails[1].text).not.toBe(mails[0].text);
+      res = await t.http.get(`/v1/resend_invite/acme/${up.refId}/2`).set('apikey', key);
+      expect(res.status).toBe(409);
+      expect(res.body.message).toBe(RequestMessages.notInProgress);
+      res = await t.http.get(`/v1/resend_invite/acme/${up.refId}/9`).set('apikey', key);
+      expect(res.status).toBe(404);
+    });
+
+    it('reminds pending parties every 12 hours with a controllable clock', async () => {
+      await drain();
+      const reminders = () => outbox({ refId: up.refId, channel: 'email', kind: 'reminder' });
+      expect(await reminders()).toHaveLength(0);
+      t.clock.advance(11 * 3600);
+      await drain();
+      expect(await reminders()).toHaveLength(0);
+      t.clock.advance(3600 + 1);
+      await drain();
+      expect((await reminders()).map((m) => m.to)).toEqual(['asha@example.in']);
+      t.clock.advance(12 * 3600 + 1);
+      await drain();
+      expect(await reminders()).toHaveLength(2);
+      expect((await party(up.refId, 1)).remindedAt).not.toBeNull();
+    });
+
+    it('keeps an audit trail whose hash chain verifies', async () => {
+      const events = await t.db
+        .getRepository(AuditEventEntity)
+        .find({ where: { refId: up.refId }, order: { id: 'ASC' } });
+      expect(events.map((e) => e.type)).toEqual(
+        expect.arrayContaining([
+          'request.created',
+          'request.saved',
+          'request.submitted',
+          'party.invited',
+          'party.reinvited',
+          'party.reminded',
+        ]),
+      );
+      const audit = t.app.get(AuditService);
+      expect(audit.verifyChain(events)).toBeNull();
+      events[1].data = { tampered: true };
+      expect(audit.verifyChain(events)).toBe(events[1].id);
+    });
+
+    it('duplicates it into a new draft and deletes (cancels) the original', async () => {
+      const dup = await t.http.get(`/v1/duplicateRef/acme/${up.refId}`).set('apikey', key).expect(200);
+      const copy = dup.body.refId as number;
+      expect(copy).not.toBe(up.refId);
+      const copied = await t.http.get(`/v1/reference/acme/${copy}`).set('apikey', key).expect(200);
+      expect(copied.body.data.map((p: { name: string }) => p.name)).toEqual(SIGNERS.map((s) => s.name));
+      expect((await party(copy, 1)).boxes).toEqual((await party(up.refId, 1)).boxes);
+      expect((await party(copy, 1)).status).toBe('saved');
+
+      await t.http.get(`/v1/deleteRef/acme/${up.refId}`).set('apikey', key).expect(200);
+      const req = await request(up.refId);
+      expect(req.status).toBe('cancelled');
+      expect((await party(up.refId, 1)).tokenHash).toBeNull();
+      const all = await t.http.get('/v1/request_all/acme').set('apikey', key).expect(200);
+      expect(all.body.data.some((r: RequestListItem) => r.refId === up.refId)).toBe(false);
+      await t.http.get(`/v1/deleteRef/acme/${up.refId}`).set('apikey', key).expect(404);
+
+      // Reminders stop once the request is cancelled.
+      const before = (await outbox({ refId: up.refId, kind: 'reminder' })).length;
+      t.clock.advance(48 * 3600);
+      await drain();
+      expect((await outbox({ refId: up.refId, kind: 'reminder' })).length).toBe(before);
+
+      // The copy is a draft that can be edited and submitted through process.
+      await t.http
+        .post('/v1/process')
+        .set('apikey', key)
+        .send({ orgId: 'acme', data: [{ refId: copy, order: 1, pageNo: [1], rectangle: '100,100,250,150' }] })
+        .expect(200);
+      expect((await request(copy)).status).toBe('in-progress');
+      expect((await party(copy, 1)).rectangle).toBe('100,100,250,150');
+    });
+  });
+
+  it('invites every signer at once in a parallel request (not copy-receivers)', async () => {
+    const up = await uploadOk(t, key, 'acme', { checkOrder: false });
+    await t.http
+      .post('/v1/process')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1 }] })
+      .expect(200);
+    expect((await party(up.refId, 1)).status).toBe('in-progress');
+    expect((await party(up.refId, 2)).status).toBe('in-progress');
+    expect((await party(up.refId, 3)).status).toBe('waiting');
+    const mails = await outbox({ refId: up.refId, channel: 'email' });
+    expect(mails.map((m) => m.to).sort()).toEqual(['asha@example.in', 'vikram@example.in']);
+  });
+
+  it('expires a request after 30 days and tells the parties still pending', async () => {
+    const up = await uploadOk(t, key, 'acme');
+    await t.http
+      .post('/v1/process')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1 }] })
+      .expect(200);
+    t.clock.advance(29 * 86400);
+    await drain();
+    expect((await request(up.refId)).status).toBe('in-progress');
+    t.clock.advance(86400 + 1);
+    await drain();
+    expect((await request(up.refId)).status).toBe('expired');
+    expect((await party(up.refId, 1)).status).toBe('expired');
+    expect((await party(up.refId, 1)).tokenHash).toBeNull();
+    const expired = await outbox({ refId: up.refId, kind: 'expired', channel: 'email' });
+    expect(expired.map((m) => m.to).sort()).toEqual(['asha@example.in', 'vikram@example.in']);
+  });
+
+  it("never shows or changes another organisation's requests", async () => {
+    const up = await uploadOk(t, key, 'acme');
+    await t.http.get('/v1/request_all/acme').set('apikey', otherKey).expect(403);
+    await t.http.get(`/v1/reference/globex/${up.refId}`).set('apikey', otherKey).expect(404);
+    await t.http.get(`/v1/deleteRef/globex/${up.refId}`).set('apikey', otherKey).expect(404);
+    await t.http.get(`/v1/duplicateRef/globex/${up.refId}`).set('apikey', otherKey).expect(404);
+    await t.http.get(`/api/drafts/${up.refId}`).set('apikey', otherKey).expect(404);
+    const res = await t.http
+      .post('/v1/save')
+      .set('apikey', otherKey)
+      .send({ orgId: 'globex', data: [{ refId: up.refId, order: 1, pageNo: [1] }] });
+    expect(res.status).toBe(404);
+    await t.http
+      .post('/v1/process')
+      .set('apikey', otherKey)
+      .send({ orgId: 'globex', data: [{ refId: up.refId, order: 1 }] })
+      .expect(404);
+    expect((await request(up.refId)).status).toBe('draft');
+    const list = await t.http.get('/api/drafts').set('apikey', otherKey).expect(200);
+    expect(list.body).toEqual([]);
+    // Upload with another organisation's orgId is refused before anything is read.
+    await upload(t, key, 'acme', { orgId: 'globex' }).expect(403);
+  });
+
+  it('records a webhook delivery for party and request events', async () => {
+    await t.http
+      .post('/api/webhooks')
+      .set('apikey', key)
+      .send({ url: 'http://127.0.0.1:9/hook', events: ['*'] })
+      .expect(201);
+    const up = await uploadOk(t, key, 'acme');
+    await t.http
+      .post('/v1/process')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1 }] })
+      .expect(200);
+    const deliveries = await t.db.getRepository(WebhookDeliveryEntity).find({ where: { orgId: 'acme' } });
+    const events = deliveries.map((d) => JSON.parse(d.body)).filter((b) => b.data?.refId === up.refId);
+    expect(events.map((e) => e.event).sort()).toEqual(['party.invited', 'party.invited', 'request.submitted']);
+  });
+});
+
+describe('the console resources under /api (ra-data-simple-rest)', () => {
+  let t: TestApp;
+  let key: string;
+  const names = ['Lease Agreement.pdf', 'lease-renewal.pdf', 'NDA.pdf', 'Offer letter.pdf', 'Invoice 2026.pdf'];
+  const refIds: number[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({ JOBS_RUNNER: 'off' });
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+    key = await signIn(t, 'alice', 'alice-password');
+    for (let i = 0; i < 12; i++) {
+      t.clock.advance(60);
+      const up = await uploadOk(t, key, 'acme', { filename: names[i % names.length] });
+      refIds.push(up.refId);
+      if (i % 3 !== 0)
+        await t.http
+          .post('/v1/process')
+          .set('apikey', key)
+          .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1 }] })
+          .expect(200);
+    }
+  });
+  afterAll(() => t.close());
+
+  const get = (path: string, query: Record<string, unknown>) =>
+    t.http
+      .get(path)
+      .set('apikey', key)
+      .query(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, JSON.stringify(v)])));
+
+  it('pages newest first with Content-Range', async () => {
+    const sent = refIds.filter((_, i) => i % 3 !== 0).reverse();
+    const page1 = await get('/api/requests', { sort: ['timestamp', 'DESC'], range: [0, 4] }).expect(200);
+    expect(page1.headers['content-range']).toBe('requests 0-4/8');
+    expect(page1.body.map((r: RequestListItem) => r.refId)).toEqual(sent.slice(0, 5));
+    expect(page1.body[0]).toMatchObject({ id: sent[0], 'max-status': 2, status: 0 });
+    const page2 = await get('/api/requests', { sort: ['timestamp', 'DESC'], range: [5, 9] }).expect(200);
+    expect(page2.headers['content-range']).toBe('requests 5-7/8');
+    expect(page2.body.map((r: RequestListItem) => r.refId)).toEqual(sent.slice(5));
+    const asc = await get('/api/requests', { sort: ['timestamp', 'ASC'], range: [0, 0] }).expect(200);
+    expect(asc.body[0].refId).toBe(sent[sent.length - 1]);
+    const drafts = await get('/api/drafts', { range: [0, 9] }).expect(200);
+    expect(drafts.headers['content-range']).toBe('drafts 0-3/4');
+    expect(drafts.body[0].data[0].status).toBe('SAVED');
+  });
+
+  it('searches: digits match a Ref ID exactly, text matches file names case-insensitively', async () => {
+    const target = refIds[1];
+    const exact = await get('/api/requests', { filter: { q: String(target) }, range: [0, 9] }).expect(200);
+    expect(exact.body.map((r: RequestListItem) => r.refId)).toEqual([target]);
+    const prefix = await get('/api/requests', { filter: { q: String(target).slice(0, 5) }, range: [0, 9] }).expect(200);
+    expect(prefix.body).toEqual([]);
+    const lease = await get('/api/requests', { filter: { q: 'LEASE' }, range: [0, 9] }).expect(200);
+    expect(lease.body.length).toBeGreaterThan(0);
+    expect(lease.body.every((r: RequestListItem) => /lease/i.test(r.filename))).toBe(true);
+    const literal = await get('/api/requests', { filter: { q: '100%' }, range: [0, 9] }).expect(200);
+    expect(literal.body).toEqual([]);
+    const none = await get('/api/drafts', { filter: { q: 'zzz' }, range: [0, 9] }).expect(200);
+    expect(none.headers['content-range']).toBe('drafts 0-0/0');
+  });
+
+  it('refuses malformed sort, range and filter with 400', async () => {
+    for (const query of [
+      { sort: ['password', 'ASC'] },
+      { range: [5, 1] },
+      { range: 'x' },
+      { filter: [1] },
+      { sort: ['timestamp', 'SIDEWAYS'] },
+    ]) {
+      const res = await get('/api/requests', query);
+      expect(res.status).toBe(400);
+    }
+    await t.http.get('/api/requests').query({ range: '[0' }).set('apikey', key).expect(400);
+  });
+
+  it('gets and deletes one', async () => {
+    const draft = refIds[0];
+    await t.http.get(`/api/drafts/${draft}`).set('apikey', key).expect(200);
+    await t.http.get(`/api/requests/${draft}`).set('apikey', key).expect(404);
+    await t.http.delete(`/api/drafts/${draft}`).set('apikey', key).expect(200);
+    await t.http.get(`/api/drafts/${draft}`).set('apikey', key).expect(404);
+  });
+});
