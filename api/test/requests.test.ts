@@ -10,7 +10,7 @@ import { RequestEntity } from '../src/modules/requests/request.entity';
 import { WebhookDeliveryEntity } from '../src/modules/webhooks/webhook-delivery.entity';
 import { readFixture } from './support/fixtures';
 import { filesUnder, SIGNERS, tokenOf, upload, uploadOk } from './support/requests';
-import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
+import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -30,8 +30,10 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
     t = await startTestApp({ JOBS_RUNNER: 'off' });
     await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
     await createOrgWithUser(t, 'globex', 'gina', 'gina-password');
-    key = await signIn(t, 'alice', 'alice-password');
-    otherKey = await signIn(t, 'gina', 'gina-password');
+    // An organisation key: these tests move the clock by days, past a session key's idle expiry.
+    key = await orgApiKey(t, 'acme');
+    otherKey = await orgApiKey(t, 'globex');
+    await signIn(t, 'alice', 'alice-password');
   });
   afterAll(() => t.close());
 
@@ -52,7 +54,7 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
         () => readFixture('faces', 'coffee.png'),
         'photo.pdf',
         'application/pdf',
-        400,
+        415,
         Messages.invalidPdf,
       ],
       [
@@ -60,7 +62,7 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
         () => readFixture('pdfs', 'normal.pdf'),
         'normal.final.pdf',
         'application/pdf',
-        400,
+        415,
         Messages.invalidPdf,
       ],
       [
@@ -68,7 +70,7 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
         () => readFixture('pdfs', 'normal.pdf'),
         'normal.pdf',
         'image/png',
-        400,
+        415,
         Messages.invalidPdf,
       ],
       [
@@ -84,7 +86,7 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
         () => readFixture('pdfs', 'encrypted_new.pdf'),
         'encrypted_new.pdf',
         'application/pdf',
-        400,
+        422,
         /password/i,
       ],
       [
@@ -92,7 +94,7 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
         () => readFixture('pdfs', 'missing_xref_trailer_dict.pdf'),
         'missing.pdf',
         'application/pdf',
-        400,
+        422,
         /damaged/i,
       ],
       [
@@ -100,7 +102,7 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
         () => readFixture('pdfs', 'with_invalid_objects.pdf'),
         'invalid.pdf',
         'application/pdf',
-        400,
+        422,
         /damaged/i,
       ],
     ])('refuses %s with a 4xx and its message, storing nothing', async (_what, bytes, name, type, status, message) => {
@@ -163,12 +165,12 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
       [
         'a PNG renamed .pdf',
         { file: readFixture('faces', 'coffee.png'), filename: 'scan.pdf' },
-        400,
+        415,
         Messages.invalidPdf,
       ],
-      ['an encrypted PDF', { fixture: 'encrypted_new.pdf' }, 400, /password/i],
-      ['a damaged PDF', { fixture: 'missing_xref_trailer_dict.pdf' }, 400, /damaged/i],
-      ['a PDF with invalid objects', { fixture: 'with_invalid_objects.pdf' }, 400, /damaged/i],
+      ['an encrypted PDF', { fixture: 'encrypted_new.pdf' }, 422, /password/i],
+      ['a damaged PDF', { fixture: 'missing_xref_trailer_dict.pdf' }, 422, /damaged/i],
+      ['a PDF with invalid objects', { fixture: 'with_invalid_objects.pdf' }, 422, /damaged/i],
       [
         'a 6 MB file',
         { file: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(6 * 1024 * 1024, 32)]), filename: 'big.pdf' },

@@ -113,3 +113,9 @@ export async function signIn(t: TestApp, username: string, password: string): Pr
   const res = await t.http.get(`/consumers/${username}/key-auth`).auth(username, password).expect(200);
   return res.body.data[0].key as string;
 }
+
+/** A long-lived organisation API key (for tests that move the clock past a session's idle expiry). */
+export async function orgApiKey(t: TestApp, orgId: string, name = 'test'): Promise<string> {
+  const { AuthService } = await import('../../src/modules/auth/auth.service');
+  return (await t.app.get(AuthService).createOrgKey(orgId, name)).key;
+}
