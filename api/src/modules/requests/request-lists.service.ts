@@ -52,10 +52,10 @@ export class RequestListsService {
         if (q.length > 15) return { total: 0, rows: [] };
         qb.andWhere('r.ref_id = :refId', { refId: Number(q) });
       } else {
-        const pattern = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        // SQLite's LIKE and MySQL's *_ci collations both ignore ASCII case; LOWER() also covers other letters but
-        // would stop the engine using the index, so it is applied to the pattern only.
-        qb.andWhere("r.filename LIKE :pattern ESCAPE '\\'", { pattern });
+        // '!' as the escape character: a backslash means different things in SQLite and MySQL string literals.
+        const pattern = `%${q.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+        // SQLite's LIKE and MySQL's *_ci collations both ignore ASCII case.
+        qb.andWhere("r.filename LIKE :pattern ESCAPE '!'", { pattern });
       }
     }
     const column = { createdAt: 'r.created_at', filename: 'r.filename', refId: 'r.ref_id' }[query.sortBy];

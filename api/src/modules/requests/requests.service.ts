@@ -190,7 +190,7 @@ export class RequestsService {
       observer: p.observer,
       signature_type: p.signatureType,
       pageNo: p.pageNo ?? (p.boxes ? p.boxes.flatMap((b) => fromRuns(b.pages)) : [1]),
-      apply_all: p.applyAll,
+      apply_all: Boolean(p.applyAll),
       rectangle: p.rectangle ?? DEFAULT_RECTANGLE,
       drag_coord: p.dragCoord ?? null,
     };
@@ -211,10 +211,12 @@ export class RequestsService {
   }
 
   /** The request of this organisation, locked for the rest of the transaction on engines with row locks. */
-  async lockRequest(manager: EntityManager, orgId: string, refId: unknown): Promise<RequestEntity> {
+  async lockRequest(manager: EntityManager, orgId: string, refId: unknown, lock = true): Promise<RequestEntity> {
     const id = toRefId(refId);
     const req =
-      id === null ? null : await manager.findOne(RequestEntity, { where: { orgId, refId: id }, ...lockFor(manager) });
+      id === null
+        ? null
+        : await manager.findOne(RequestEntity, { where: { orgId, refId: id }, ...(lock ? lockFor(manager) : {}) });
     if (!req || req.deletedAt) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     return req;
   }
@@ -394,7 +396,7 @@ export class RequestsService {
 
   /** GET /v1/duplicateRef: a new draft with the same document, recipients, options and placements. */
   async duplicate(auth: AuthContext, refId: unknown): Promise<{ code: 200; message: string; refId: number }> {
-    const source = await this.lockRequest(this.db.manager, auth.orgId, refId);
+    const source = await this.lockRequest(this.db.manager, auth.orgId, refId, false);
     const sourceParties = await this.parties(this.db.manager, source.refId);
     const now = this.clock.now();
     const copy = await this.withNewRefId(async (manager, newRefId) => {
@@ -480,7 +482,7 @@ export class RequestsService {
 
   /** GET /v1/reference/{orgId}/{refId}: a draft's parties for editing. */
   async draftReference(auth: AuthContext, refId: unknown): Promise<DraftReference[]> {
-    const req = await this.lockRequest(this.db.manager, auth.orgId, refId);
+    const req = await this.lockRequest(this.db.manager, auth.orgId, refId, false);
     const parties = await this.parties(this.db.manager, req.refId);
     const uploadUrl = await this.links.documentUrl(req.orgId, req.refId, 'original');
     const firstHeight = req.geometry[0]?.cropBox[3] ?? 0;
@@ -499,7 +501,7 @@ export class RequestsService {
       checkOrder: req.checkOrder,
       otpRequired: req.otpRequired,
       pageNo: p.pageNo ?? [],
-      apply_all: p.applyAll,
+      apply_all: Boolean(p.applyAll),
       rectangle: p.rectangle,
       drag_coord: p.dragCoord ?? null,
       'total-pages': req.totalPages,
