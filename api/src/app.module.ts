@@ -1,13 +1,21 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { Clock, SystemClock } from './common/clock';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { dataSourceOptions } from './database/data-source';
+import { serialiseSqlite } from './database/sqlite-serialise';
+import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { HealthController } from './modules/health/health.controller';
+import { JobsModule } from './modules/jobs/jobs.module';
+import { NotificationsModule } from './modules/notifications/notifications.module';
 import { OrganisationsModule } from './modules/organisations/organisations.module';
+import { RequestsModule } from './modules/requests/requests.module';
+import { SecretsModule } from './modules/secrets/secrets.module';
 import { StorageModule } from './modules/storage/storage.module';
 import { WebController } from './modules/web/web.controller';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 export interface AppOverrides {
   clock?: Clock;
@@ -34,10 +42,19 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, overrides),
-        TypeOrmModule.forRoot(dataSourceOptions(config)),
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSourceOptions(config),
+          dataSourceFactory: async (options) => serialiseSqlite(await new DataSource(options!).initialize()),
+        }),
         StorageModule,
         OrganisationsModule,
         AuthModule,
+        JobsModule,
+        NotificationsModule,
+        WebhooksModule,
+        SecretsModule,
+        AuditModule,
+        RequestsModule,
       ],
       // WebController last: its routes are exact paths, but keep the API's first in the route table.
       controllers: [HealthController, WebController],

@@ -1,5 +1,6 @@
 import { Messages, RequestMessages, type RequestListItem, type UploadResponse } from '@esign/contract';
 import { createHash } from 'node:crypto';
+import type { FindOptionsWhere } from 'typeorm';
 import { join } from 'node:path';
 import { AuditEventEntity } from '../src/modules/audit/audit-event.entity';
 import { AuditService } from '../src/modules/audit/audit.service';
@@ -21,7 +22,7 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
   const files = () => filesUnder(join(t.config.dataDir, 'files'));
   const count = (entity: typeof RequestEntity | typeof PartyEntity) => t.db.getRepository(entity).count();
   const drain = () => t.app.get(JobsRunner).drain();
-  const outbox = (where: Partial<OutboxMessageEntity> = {}) =>
+  const outbox = (where: FindOptionsWhere<OutboxMessageEntity> = {}) =>
     t.db.getRepository(OutboxMessageEntity).find({ where, order: { id: 'ASC' } });
   const party = (refId: number, order: number) => t.db.getRepository(PartyEntity).findOneByOrFail({ refId, order });
   const request = (refId: number) => t.db.getRepository(RequestEntity).findOneByOrFail({ refId });

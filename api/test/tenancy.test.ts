@@ -13,6 +13,8 @@ const PUBLIC_ROUTES = [
   'GET /consumers/:username/key-auth',
   'GET /consumers/:username',
   'GET /docs/logos/:orgId.png',
+  // Document links carry their own expiry and HMAC (checked by the route), as they open in a new tab.
+  'GET /docs/files/:orgId/:id/:kind.pdf',
   'GET /sign-in',
   'GET /dashboard',
   'GET /drafts',
@@ -25,6 +27,8 @@ const PUBLIC_ROUTES = [
   'GET /success/:orgId/:requestId',
   'GET /failed/:orgId/:requestId',
   'GET /retry-mail-sent',
+  // The dev outbox (invitations and OTPs for developers and the e2e tests); 404 under NODE_ENV=production.
+  'GET /dev/outbox',
   // OpenAPI documentation (served by @nestjs/swagger).
   'GET /api-docs',
   'GET /api-docs-json',

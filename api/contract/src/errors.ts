@@ -18,5 +18,7 @@ export const ErrorStatus = {
   TOO_MANY_ATTEMPTS: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
+  // The upload is a well-formed request but its document cannot be used (damaged, password protected, signed).
+  INVALID_DOCUMENT: 422,
 } as const;
 export type ErrorCode = keyof typeof ErrorStatus;

@@ -5,3 +5,5 @@ export * from './routes';
 export * from './consumers';
 export * from './errors';
 export * from './requests';
+export * from './templates';
+export * from './webhooks';

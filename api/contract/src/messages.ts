@@ -117,6 +117,21 @@ export const Messages = {
   notFound: 'The requested resource was not found.',
   internalError: 'Something went wrong. Please try again later',
   invalidRequest: 'The request is not valid.',
+
+  // PDF checks at upload, placement and templates (not in the specification; same style). `{name}` marks a value the
+  // server fills in.
+  pdfDamaged: 'The PDF file is damaged and cannot be read. Please upload a valid PDF.',
+  pdfEncrypted: 'The PDF file is password protected. Remove the password and upload it again.',
+  pdfSignedAndDamaged:
+    'The PDF file is damaged and already carries digital signatures: repairing it would break them. Please upload an undamaged copy.',
+  pdfSignedCannotChange: 'The PDF file already carries digital signatures: changing its form fields would break them.',
+  invalidRectangle:
+    'The signature box is not valid. Send it as x1,y1,x2,y2 (four numbers, x2 greater than x1 and y2 greater than y1).',
+  noPagesSelected: 'Select at least one page to be signed, or apply signatures in all pages.',
+  pageOutOfRange: 'Page {page} does not exist in this document, which has {total} page(s).',
+  unknownFormField: 'The form has no field named "{name}".',
+  formFieldValueInvalid: 'The form field "{name}" cannot take this value: {reason}.',
+  invalidTemplateAnnotation: 'The template annotation is not valid: {reason}.',
 } as const;
 
 export type MessageKey = keyof typeof Messages;

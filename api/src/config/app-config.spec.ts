@@ -60,6 +60,57 @@ describe('loadConfig', () => {
     expect((error as Error).message).toContain('PORT must be an integer (got "eighty")');
   });
 
+  it('configures the job runner, e-mail and SMS, with the runner off under NODE_ENV=test', () => {
+    const defaults = loadConfig({});
+    expect(defaults.jobs).toEqual({ runner: true, pollMs: 1000, leaseSeconds: 60, testJobs: false });
+    expect(defaults.mail).toEqual({ smtpUrl: null, from: 'e-Sign <no-reply@localhost>' });
+    expect(defaults.sms).toEqual({ url: null });
+    expect(loadConfig({ NODE_ENV: 'test' }).jobs.runner).toBe(false);
+    const set = loadConfig({
+      NODE_ENV: 'test',
+      JOBS_RUNNER: 'on',
+      JOBS_POLL_MS: '250',
+      JOBS_LEASE_SECONDS: '5',
+      ESIGN_TEST_JOBS: '1',
+      SMTP_URL: 'smtps://user:p%40ss@mail.example.com:465',
+      MAIL_FROM: 'Acme Sign <sign@acme.example>',
+      SMS_URL: 'https://sms.example.com/send',
+    });
+    expect(set.jobs).toEqual({ runner: true, pollMs: 250, leaseSeconds: 5, testJobs: true });
+    expect(set.mail).toEqual({
+      smtpUrl: 'smtps://user:p%40ss@mail.example.com:465',
+      from: 'Acme Sign <sign@acme.example>',
+    });
+    expect(set.sms).toEqual({ url: 'https://sms.example.com/send' });
+    expect(loadConfig({ JOBS_RUNNER: 'off' }).jobs.runner).toBe(false);
+  });
+
+  it('names bad job, e-mail and SMS variables, and refuses the test-only jobs in production', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        JOBS_RUNNER: 'maybe',
+        JOBS_POLL_MS: 'fast',
+        JOBS_LEASE_SECONDS: '0',
+        SMTP_URL: 'http://mail.example.com',
+        MAIL_FROM: 'nobody',
+        SMS_URL: 'ftp://sms.example.com',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    for (const name of ['JOBS_RUNNER', 'JOBS_POLL_MS', 'JOBS_LEASE_SECONDS', 'SMTP_URL', 'MAIL_FROM', 'SMS_URL']) {
+      expect(problems.some((p) => p.startsWith(`${name} `))).toBe(true);
+    }
+    expect(problems).toHaveLength(6);
+    expect(() => loadConfig({ NODE_ENV: 'production', ESIGN_TEST_JOBS: '1' })).toThrow(
+      /ESIGN_TEST_JOBS must not be set when NODE_ENV=production/,
+    );
+    expect(loadConfig({ NODE_ENV: 'production', ESIGN_TEST_JOBS: '0' }).jobs.testJobs).toBe(false);
+  });
+
   it('checks that the absolute session lifetime is not shorter than the idle one', () => {
     expect(() => loadConfig({ SESSION_IDLE_SECONDS: '7200', SESSION_MAX_SECONDS: '3600' })).toThrow(
       /SESSION_MAX_SECONDS/,

@@ -82,6 +82,44 @@ class EnvDto {
   @Max(86_400)
   @IsInt({ message: 'must be an integer' })
   LOGIN_FAILURE_WINDOW_SECONDS?: number;
+
+  @IsOptional()
+  @IsIn(['on', 'off'], { message: 'must be on or off' })
+  JOBS_RUNNER?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(10)
+  @Max(60_000)
+  @IsInt({ message: 'must be an integer' })
+  JOBS_POLL_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(2)
+  @Max(3600)
+  @IsInt({ message: 'must be an integer' })
+  JOBS_LEASE_SECONDS?: number;
+
+  @IsOptional()
+  @IsIn(['0', '1'], { message: 'must be 0 or 1' })
+  ESIGN_TEST_JOBS?: string;
+
+  @IsOptional()
+  @Matches(/^smtps?:\/\/[^\s/?#]+\/?(\?\S*)?$/, {
+    message: 'must be an smtp:// or smtps:// URL (smtp://user:pass@mail.example.com:587)',
+  })
+  SMTP_URL?: string;
+
+  @IsOptional()
+  @Matches(/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, {
+    message: 'must be an e-mail address, optionally with a name (e-Sign <no-reply@example.com>)',
+  })
+  MAIL_FROM?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
+  SMS_URL?: string;
 }
 
 export interface AppConfig {
@@ -99,6 +137,16 @@ export interface AppConfig {
   seedDemo: boolean;
   /** Where the built web apps live; the server answers 503 on their routes when they are not built. */
   webRoots: { admin: string; signer: string };
+  /**
+   * The durable job runner: on by default, off under NODE_ENV=test (tests run due jobs with JobsRunner.drain()).
+   * leaseSeconds: a running job whose runner stopped renewing it for that long is run again by another runner.
+   * testJobs registers the test-only job types (never in production).
+   */
+  jobs: { runner: boolean; pollMs: number; leaseSeconds: number; testJobs: boolean };
+  /** E-mail through SMTP when smtpUrl is set, else into the dev outbox. */
+  mail: { smtpUrl: string | null; from: string };
+  /** SMS through the HTTP gateway (POST JSON { to, text }) when url is set, else into the dev outbox. */
+  sms: { url: string | null };
 }
 
 export class ConfigError extends Error {
@@ -122,6 +170,13 @@ export const CONFIG_VARIABLES = [
   'SESSION_MAX_SECONDS',
   'LOGIN_MAX_FAILURES',
   'LOGIN_FAILURE_WINDOW_SECONDS',
+  'JOBS_RUNNER',
+  'JOBS_POLL_MS',
+  'JOBS_LEASE_SECONDS',
+  'ESIGN_TEST_JOBS',
+  'SMTP_URL',
+  'MAIL_FROM',
+  'SMS_URL',
 ] as const;
 
 /** Reads and validates the environment. Throws ConfigError naming every bad variable. */
@@ -141,6 +196,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
   const max = dto.SESSION_MAX_SECONDS ?? 12 * 3600;
   if (!problems.length && max < idle) {
     problems.push(`SESSION_MAX_SECONDS must not be less than SESSION_IDLE_SECONDS (got ${max} < ${idle})`);
+  }
+  if (dto.ESIGN_TEST_JOBS === '1' && dto.NODE_ENV === 'production') {
+    problems.push('ESIGN_TEST_JOBS must not be set when NODE_ENV=production (it registers test-only job types)');
   }
   if (problems.length) throw new ConfigError(problems);
 
@@ -177,6 +235,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
     },
     seedDemo: envName !== 'production',
     webRoots: { admin: resolve(repoRoot, 'admin', 'dist'), signer: resolve(repoRoot, 'signer-web', 'dist') },
+    jobs: {
+      runner: (dto.JOBS_RUNNER ?? (envName === 'test' ? 'off' : 'on')) === 'on',
+      pollMs: dto.JOBS_POLL_MS ?? 1000,
+      leaseSeconds: dto.JOBS_LEASE_SECONDS ?? 60,
+      testJobs: dto.ESIGN_TEST_JOBS === '1',
+    },
+    mail: { smtpUrl: dto.SMTP_URL ?? null, from: dto.MAIL_FROM ?? 'e-Sign <no-reply@localhost>' },
+    sms: { url: dto.SMS_URL ?? null },
   };
 }
 

@@ -5,38 +5,56 @@ export class Requests1795332686535 implements MigrationInterface {
   name = 'Requests1795332686535';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("CREATE TABLE `audit_events` (`id` int NOT NULL AUTO_INCREMENT, `org_id` varchar(64) NOT NULL, `ref_id` bigint NULL, `party_order` int NULL, `type` varchar(48) NOT NULL, `actor` varchar(80) NOT NULL, `ip` varchar(64) NULL, `data` text NULL, `prev_hash` varchar(64) NULL, `hash` varchar(64) NOT NULL, `created_at` datetime(3) NOT NULL, INDEX `idx_audit_org_ref` (`org_id`, `ref_id`, `id`), PRIMARY KEY (`id`)) ENGINE=InnoDB");
-    await queryRunner.query("CREATE TABLE `jobs` (`id` int NOT NULL AUTO_INCREMENT, `type` varchar(48) NOT NULL, `payload` text NOT NULL, `status` varchar(12) NOT NULL, `run_at` datetime(3) NOT NULL, `attempts` int NOT NULL DEFAULT '0', `max_attempts` int NOT NULL DEFAULT '5', `last_error` varchar(1000) NULL, `locked_by` varchar(64) NULL, `locked_at` datetime(3) NULL, `org_id` varchar(64) NULL, `dedupe_key` varchar(128) NULL, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, UNIQUE INDEX `uq_jobs_dedupe` (`dedupe_key`), INDEX `idx_jobs_due` (`status`, `run_at`), PRIMARY KEY (`id`)) ENGINE=InnoDB");
-    await queryRunner.query("CREATE TABLE `outbox_messages` (`id` int NOT NULL AUTO_INCREMENT, `org_id` varchar(64) NOT NULL, `ref_id` bigint NULL, `party_order` int NULL, `channel` varchar(8) NOT NULL, `kind` varchar(16) NOT NULL, `recipient` varchar(254) NOT NULL, `subject` varchar(255) NULL, `text` text NOT NULL, `html` text NULL, `status` varchar(8) NOT NULL, `transport` varchar(12) NOT NULL, `error` varchar(1000) NULL, `created_at` datetime(3) NOT NULL, `sent_at` datetime(3) NULL, INDEX `idx_outbox_org_created` (`org_id`, `created_at`), PRIMARY KEY (`id`)) ENGINE=InnoDB");
-    await queryRunner.query("CREATE TABLE `parties` (`id` varchar(36) NOT NULL, `ref_id` bigint NOT NULL, `org_id` varchar(64) NOT NULL, `party_order` int NOT NULL, `name` varchar(200) NOT NULL, `email` varchar(254) NOT NULL, `phone_number` varchar(32) NOT NULL, `observer` tinyint NOT NULL, `signature_type` varchar(16) NULL, `status` varchar(16) NOT NULL, `token_hash` varchar(64) NULL, `token_nonce` varchar(32) NULL, `page_no` text NULL, `apply_all` tinyint NOT NULL DEFAULT 0, `rectangle` varchar(64) NULL, `drag_coord` text NULL, `boxes` text NULL, `invited_at` datetime(3) NULL, `reminded_at` datetime(3) NULL, `signed_at` datetime(3) NULL, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, UNIQUE INDEX `uq_parties_token` (`token_hash`), INDEX `idx_parties_org_ref` (`org_id`, `ref_id`), UNIQUE INDEX `uq_parties_request_order` (`ref_id`, `party_order`), PRIMARY KEY (`id`)) ENGINE=InnoDB");
-    await queryRunner.query("CREATE TABLE `requests` (`ref_id` bigint NOT NULL, `org_id` varchar(64) NOT NULL, `filename` varchar(255) NOT NULL, `file_key` varchar(64) NOT NULL, `file_size` int NOT NULL, `total_pages` int NOT NULL, `geometry` text NOT NULL, `check_order` tinyint NOT NULL, `otp_required` tinyint NOT NULL, `reminder` tinyint NOT NULL DEFAULT 0, `reminder_duration` int NULL, `status` varchar(16) NOT NULL, `is_draft` tinyint NOT NULL, `signers_total` int NOT NULL, `signers_done` int NOT NULL DEFAULT '0', `template_id` varchar(36) NULL, `created_by` varchar(36) NOT NULL, `submitted_at` datetime(3) NULL, `expires_at` datetime(3) NULL, `completed_at` datetime(3) NULL, `signed_file_key` varchar(64) NULL, `deleted_at` datetime(3) NULL, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, INDEX `idx_requests_list` (`org_id`, `is_draft`, `deleted_at`, `created_at`, `filename`), PRIMARY KEY (`ref_id`)) ENGINE=InnoDB");
-    await queryRunner.query("CREATE TABLE `app_secrets` (`name` varchar(32) NOT NULL, `value` varchar(128) NOT NULL, `created_at` datetime(3) NOT NULL, PRIMARY KEY (`name`)) ENGINE=InnoDB");
-    await queryRunner.query("CREATE TABLE `templates` (`template_id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `template_name` varchar(200) NOT NULL, `file_key` varchar(64) NOT NULL, `filename` varchar(255) NOT NULL, `total_pages` int NOT NULL, `annotation_key` varchar(64) NOT NULL, `field_count` int NOT NULL, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, INDEX `idx_templates_org_created` (`org_id`, `created_at`), PRIMARY KEY (`template_id`)) ENGINE=InnoDB");
-    await queryRunner.query("CREATE TABLE `webhook_deliveries` (`id` int NOT NULL AUTO_INCREMENT, `webhook_id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `event` varchar(48) NOT NULL, `body` text NOT NULL, `status` varchar(10) NOT NULL, `attempts` int NOT NULL DEFAULT '0', `response_status` int NULL, `error` varchar(1000) NULL, `created_at` datetime(3) NOT NULL, `delivered_at` datetime(3) NULL, INDEX `idx_deliveries_org_created` (`org_id`, `created_at`), INDEX `idx_deliveries_webhook_created` (`webhook_id`, `created_at`), PRIMARY KEY (`id`)) ENGINE=InnoDB");
-    await queryRunner.query("CREATE TABLE `webhooks` (`id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `url` varchar(2048) NOT NULL, `events` varchar(1000) NOT NULL, `secret` varchar(128) NOT NULL, `active` tinyint NOT NULL DEFAULT 1, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, INDEX `idx_webhooks_org` (`org_id`), PRIMARY KEY (`id`)) ENGINE=InnoDB");
+    await queryRunner.query(
+      'CREATE TABLE `audit_events` (`id` int NOT NULL AUTO_INCREMENT, `org_id` varchar(64) NOT NULL, `ref_id` bigint NULL, `party_order` int NULL, `type` varchar(48) NOT NULL, `actor` varchar(80) NOT NULL, `ip` varchar(64) NULL, `data` text NULL, `prev_hash` varchar(64) NULL, `hash` varchar(64) NOT NULL, `created_at` datetime(3) NOT NULL, INDEX `idx_audit_org_ref` (`org_id`, `ref_id`, `id`), PRIMARY KEY (`id`)) ENGINE=InnoDB',
+    );
+    await queryRunner.query(
+      "CREATE TABLE `jobs` (`id` int NOT NULL AUTO_INCREMENT, `type` varchar(48) NOT NULL, `payload` text NOT NULL, `status` varchar(12) NOT NULL, `run_at` datetime(3) NOT NULL, `attempts` int NOT NULL DEFAULT '0', `max_attempts` int NOT NULL DEFAULT '5', `last_error` varchar(1000) NULL, `locked_by` varchar(64) NULL, `locked_at` datetime(3) NULL, `org_id` varchar(64) NULL, `dedupe_key` varchar(128) NULL, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, UNIQUE INDEX `uq_jobs_dedupe` (`dedupe_key`), INDEX `idx_jobs_due` (`status`, `run_at`), PRIMARY KEY (`id`)) ENGINE=InnoDB",
+    );
+    await queryRunner.query(
+      'CREATE TABLE `outbox_messages` (`id` int NOT NULL AUTO_INCREMENT, `org_id` varchar(64) NOT NULL, `ref_id` bigint NULL, `party_order` int NULL, `channel` varchar(8) NOT NULL, `kind` varchar(16) NOT NULL, `recipient` varchar(254) NOT NULL, `subject` varchar(255) NULL, `text` text NOT NULL, `html` text NULL, `status` varchar(8) NOT NULL, `transport` varchar(12) NOT NULL, `error` varchar(1000) NULL, `created_at` datetime(3) NOT NULL, `sent_at` datetime(3) NULL, INDEX `idx_outbox_org_created` (`org_id`, `created_at`), PRIMARY KEY (`id`)) ENGINE=InnoDB',
+    );
+    await queryRunner.query(
+      'CREATE TABLE `parties` (`id` varchar(36) NOT NULL, `ref_id` bigint NOT NULL, `org_id` varchar(64) NOT NULL, `party_order` int NOT NULL, `name` varchar(200) NOT NULL, `email` varchar(254) NOT NULL, `phone_number` varchar(32) NOT NULL, `observer` tinyint NOT NULL, `signature_type` varchar(16) NULL, `status` varchar(16) NOT NULL, `token_hash` varchar(64) NULL, `token_nonce` varchar(32) NULL, `page_no` text NULL, `apply_all` tinyint NOT NULL DEFAULT 0, `rectangle` varchar(64) NULL, `drag_coord` text NULL, `boxes` text NULL, `invited_at` datetime(3) NULL, `reminded_at` datetime(3) NULL, `signed_at` datetime(3) NULL, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, UNIQUE INDEX `uq_parties_token` (`token_hash`), INDEX `idx_parties_org_ref` (`org_id`, `ref_id`), UNIQUE INDEX `uq_parties_request_order` (`ref_id`, `party_order`), PRIMARY KEY (`id`)) ENGINE=InnoDB',
+    );
+    await queryRunner.query(
+      "CREATE TABLE `requests` (`ref_id` bigint NOT NULL, `org_id` varchar(64) NOT NULL, `filename` varchar(255) NOT NULL, `file_key` varchar(64) NOT NULL, `file_size` int NOT NULL, `total_pages` int NOT NULL, `geometry` text NOT NULL, `check_order` tinyint NOT NULL, `otp_required` tinyint NOT NULL, `reminder` tinyint NOT NULL DEFAULT 0, `reminder_duration` int NULL, `status` varchar(16) NOT NULL, `is_draft` tinyint NOT NULL, `signers_total` int NOT NULL, `signers_done` int NOT NULL DEFAULT '0', `template_id` varchar(36) NULL, `created_by` varchar(36) NOT NULL, `submitted_at` datetime(3) NULL, `expires_at` datetime(3) NULL, `completed_at` datetime(3) NULL, `signed_file_key` varchar(64) NULL, `deleted_at` datetime(3) NULL, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, INDEX `idx_requests_list` (`org_id`, `is_draft`, `deleted_at`, `created_at`, `filename`), PRIMARY KEY (`ref_id`)) ENGINE=InnoDB",
+    );
+    await queryRunner.query(
+      'CREATE TABLE `app_secrets` (`name` varchar(32) NOT NULL, `value` varchar(128) NOT NULL, `created_at` datetime(3) NOT NULL, PRIMARY KEY (`name`)) ENGINE=InnoDB',
+    );
+    await queryRunner.query(
+      'CREATE TABLE `templates` (`template_id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `template_name` varchar(200) NOT NULL, `file_key` varchar(64) NOT NULL, `filename` varchar(255) NOT NULL, `total_pages` int NOT NULL, `annotation_key` varchar(64) NOT NULL, `field_count` int NOT NULL, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, INDEX `idx_templates_org_created` (`org_id`, `created_at`), PRIMARY KEY (`template_id`)) ENGINE=InnoDB',
+    );
+    await queryRunner.query(
+      "CREATE TABLE `webhook_deliveries` (`id` int NOT NULL AUTO_INCREMENT, `webhook_id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `event` varchar(48) NOT NULL, `body` text NOT NULL, `status` varchar(10) NOT NULL, `attempts` int NOT NULL DEFAULT '0', `response_status` int NULL, `error` varchar(1000) NULL, `created_at` datetime(3) NOT NULL, `delivered_at` datetime(3) NULL, INDEX `idx_deliveries_org_created` (`org_id`, `created_at`), INDEX `idx_deliveries_webhook_created` (`webhook_id`, `created_at`), PRIMARY KEY (`id`)) ENGINE=InnoDB",
+    );
+    await queryRunner.query(
+      'CREATE TABLE `webhooks` (`id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `url` varchar(2048) NOT NULL, `events` varchar(1000) NOT NULL, `secret` varchar(128) NOT NULL, `active` tinyint NOT NULL DEFAULT 1, `created_at` datetime(3) NOT NULL, `updated_at` datetime(3) NOT NULL, INDEX `idx_webhooks_org` (`org_id`), PRIMARY KEY (`id`)) ENGINE=InnoDB',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP INDEX `idx_webhooks_org` ON `webhooks`");
-    await queryRunner.query("DROP TABLE `webhooks`");
-    await queryRunner.query("DROP INDEX `idx_deliveries_webhook_created` ON `webhook_deliveries`");
-    await queryRunner.query("DROP INDEX `idx_deliveries_org_created` ON `webhook_deliveries`");
-    await queryRunner.query("DROP TABLE `webhook_deliveries`");
-    await queryRunner.query("DROP INDEX `idx_templates_org_created` ON `templates`");
-    await queryRunner.query("DROP TABLE `templates`");
-    await queryRunner.query("DROP TABLE `app_secrets`");
-    await queryRunner.query("DROP INDEX `idx_requests_list` ON `requests`");
-    await queryRunner.query("DROP TABLE `requests`");
-    await queryRunner.query("DROP INDEX `uq_parties_request_order` ON `parties`");
-    await queryRunner.query("DROP INDEX `idx_parties_org_ref` ON `parties`");
-    await queryRunner.query("DROP INDEX `uq_parties_token` ON `parties`");
-    await queryRunner.query("DROP TABLE `parties`");
-    await queryRunner.query("DROP INDEX `idx_outbox_org_created` ON `outbox_messages`");
-    await queryRunner.query("DROP TABLE `outbox_messages`");
-    await queryRunner.query("DROP INDEX `idx_jobs_due` ON `jobs`");
-    await queryRunner.query("DROP INDEX `uq_jobs_dedupe` ON `jobs`");
-    await queryRunner.query("DROP TABLE `jobs`");
-    await queryRunner.query("DROP INDEX `idx_audit_org_ref` ON `audit_events`");
-    await queryRunner.query("DROP TABLE `audit_events`");
+    await queryRunner.query('DROP INDEX `idx_webhooks_org` ON `webhooks`');
+    await queryRunner.query('DROP TABLE `webhooks`');
+    await queryRunner.query('DROP INDEX `idx_deliveries_webhook_created` ON `webhook_deliveries`');
+    await queryRunner.query('DROP INDEX `idx_deliveries_org_created` ON `webhook_deliveries`');
+    await queryRunner.query('DROP TABLE `webhook_deliveries`');
+    await queryRunner.query('DROP INDEX `idx_templates_org_created` ON `templates`');
+    await queryRunner.query('DROP TABLE `templates`');
+    await queryRunner.query('DROP TABLE `app_secrets`');
+    await queryRunner.query('DROP INDEX `idx_requests_list` ON `requests`');
+    await queryRunner.query('DROP TABLE `requests`');
+    await queryRunner.query('DROP INDEX `uq_parties_request_order` ON `parties`');
+    await queryRunner.query('DROP INDEX `idx_parties_org_ref` ON `parties`');
+    await queryRunner.query('DROP INDEX `uq_parties_token` ON `parties`');
+    await queryRunner.query('DROP TABLE `parties`');
+    await queryRunner.query('DROP INDEX `idx_outbox_org_created` ON `outbox_messages`');
+    await queryRunner.query('DROP TABLE `outbox_messages`');
+    await queryRunner.query('DROP INDEX `idx_jobs_due` ON `jobs`');
+    await queryRunner.query('DROP INDEX `uq_jobs_dedupe` ON `jobs`');
+    await queryRunner.query('DROP TABLE `jobs`');
+    await queryRunner.query('DROP INDEX `idx_audit_org_ref` ON `audit_events`');
+    await queryRunner.query('DROP TABLE `audit_events`');
   }
 }

@@ -5,50 +5,74 @@ export class Requests1795332686535 implements MigrationInterface {
   name = 'Requests1795332686535';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("CREATE TABLE \"audit_events\" (\"id\" integer PRIMARY KEY AUTOINCREMENT NOT NULL, \"org_id\" varchar(64) NOT NULL, \"ref_id\" bigint, \"party_order\" integer, \"type\" varchar(48) NOT NULL, \"actor\" varchar(80) NOT NULL, \"ip\" varchar(64), \"data\" text, \"prev_hash\" varchar(64), \"hash\" varchar(64) NOT NULL, \"created_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE INDEX \"idx_audit_org_ref\" ON \"audit_events\" (\"org_id\", \"ref_id\", \"id\") ");
-    await queryRunner.query("CREATE TABLE \"jobs\" (\"id\" integer PRIMARY KEY AUTOINCREMENT NOT NULL, \"type\" varchar(48) NOT NULL, \"payload\" text NOT NULL, \"status\" varchar(12) NOT NULL, \"run_at\" datetime(3) NOT NULL, \"attempts\" integer NOT NULL DEFAULT (0), \"max_attempts\" integer NOT NULL DEFAULT (5), \"last_error\" varchar(1000), \"locked_by\" varchar(64), \"locked_at\" datetime(3), \"org_id\" varchar(64), \"dedupe_key\" varchar(128), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE UNIQUE INDEX \"uq_jobs_dedupe\" ON \"jobs\" (\"dedupe_key\") ");
-    await queryRunner.query("CREATE INDEX \"idx_jobs_due\" ON \"jobs\" (\"status\", \"run_at\") ");
-    await queryRunner.query("CREATE TABLE \"outbox_messages\" (\"id\" integer PRIMARY KEY AUTOINCREMENT NOT NULL, \"org_id\" varchar(64) NOT NULL, \"ref_id\" bigint, \"party_order\" integer, \"channel\" varchar(8) NOT NULL, \"kind\" varchar(16) NOT NULL, \"recipient\" varchar(254) NOT NULL, \"subject\" varchar(255), \"text\" text NOT NULL, \"html\" text, \"status\" varchar(8) NOT NULL, \"transport\" varchar(12) NOT NULL, \"error\" varchar(1000), \"created_at\" datetime(3) NOT NULL, \"sent_at\" datetime(3))");
-    await queryRunner.query("CREATE INDEX \"idx_outbox_org_created\" ON \"outbox_messages\" (\"org_id\", \"created_at\") ");
-    await queryRunner.query("CREATE TABLE \"parties\" (\"id\" varchar(36) PRIMARY KEY NOT NULL, \"ref_id\" bigint NOT NULL, \"org_id\" varchar(64) NOT NULL, \"party_order\" integer NOT NULL, \"name\" varchar(200) NOT NULL, \"email\" varchar(254) NOT NULL, \"phone_number\" varchar(32) NOT NULL, \"observer\" boolean NOT NULL, \"signature_type\" varchar(16), \"status\" varchar(16) NOT NULL, \"token_hash\" varchar(64), \"token_nonce\" varchar(32), \"page_no\" text, \"apply_all\" boolean NOT NULL DEFAULT (0), \"rectangle\" varchar(64), \"drag_coord\" text, \"boxes\" text, \"invited_at\" datetime(3), \"reminded_at\" datetime(3), \"signed_at\" datetime(3), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE UNIQUE INDEX \"uq_parties_token\" ON \"parties\" (\"token_hash\") ");
-    await queryRunner.query("CREATE INDEX \"idx_parties_org_ref\" ON \"parties\" (\"org_id\", \"ref_id\") ");
-    await queryRunner.query("CREATE UNIQUE INDEX \"uq_parties_request_order\" ON \"parties\" (\"ref_id\", \"party_order\") ");
-    await queryRunner.query("CREATE TABLE \"requests\" (\"ref_id\" bigint PRIMARY KEY NOT NULL, \"org_id\" varchar(64) NOT NULL, \"filename\" varchar(255) NOT NULL, \"file_key\" varchar(64) NOT NULL, \"file_size\" integer NOT NULL, \"total_pages\" integer NOT NULL, \"geometry\" text NOT NULL, \"check_order\" boolean NOT NULL, \"otp_required\" boolean NOT NULL, \"reminder\" boolean NOT NULL DEFAULT (0), \"reminder_duration\" integer, \"status\" varchar(16) NOT NULL, \"is_draft\" boolean NOT NULL, \"signers_total\" integer NOT NULL, \"signers_done\" integer NOT NULL DEFAULT (0), \"template_id\" varchar(36), \"created_by\" varchar(36) NOT NULL, \"submitted_at\" datetime(3), \"expires_at\" datetime(3), \"completed_at\" datetime(3), \"signed_file_key\" varchar(64), \"deleted_at\" datetime(3), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE INDEX \"idx_requests_list\" ON \"requests\" (\"org_id\", \"is_draft\", \"deleted_at\", \"created_at\", \"filename\") ");
-    await queryRunner.query("CREATE TABLE \"app_secrets\" (\"name\" varchar(32) PRIMARY KEY NOT NULL, \"value\" varchar(128) NOT NULL, \"created_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE TABLE \"templates\" (\"template_id\" varchar(36) PRIMARY KEY NOT NULL, \"org_id\" varchar(64) NOT NULL, \"template_name\" varchar(200) NOT NULL, \"file_key\" varchar(64) NOT NULL, \"filename\" varchar(255) NOT NULL, \"total_pages\" integer NOT NULL, \"annotation_key\" varchar(64) NOT NULL, \"field_count\" integer NOT NULL, \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE INDEX \"idx_templates_org_created\" ON \"templates\" (\"org_id\", \"created_at\") ");
-    await queryRunner.query("CREATE TABLE \"webhook_deliveries\" (\"id\" integer PRIMARY KEY AUTOINCREMENT NOT NULL, \"webhook_id\" varchar(36) NOT NULL, \"org_id\" varchar(64) NOT NULL, \"event\" varchar(48) NOT NULL, \"body\" text NOT NULL, \"status\" varchar(10) NOT NULL, \"attempts\" integer NOT NULL DEFAULT (0), \"response_status\" integer, \"error\" varchar(1000), \"created_at\" datetime(3) NOT NULL, \"delivered_at\" datetime(3))");
-    await queryRunner.query("CREATE INDEX \"idx_deliveries_org_created\" ON \"webhook_deliveries\" (\"org_id\", \"created_at\") ");
-    await queryRunner.query("CREATE INDEX \"idx_deliveries_webhook_created\" ON \"webhook_deliveries\" (\"webhook_id\", \"created_at\") ");
-    await queryRunner.query("CREATE TABLE \"webhooks\" (\"id\" varchar(36) PRIMARY KEY NOT NULL, \"org_id\" varchar(64) NOT NULL, \"url\" varchar(2048) NOT NULL, \"events\" varchar(1000) NOT NULL, \"secret\" varchar(128) NOT NULL, \"active\" boolean NOT NULL DEFAULT (1), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE INDEX \"idx_webhooks_org\" ON \"webhooks\" (\"org_id\") ");
+    await queryRunner.query(
+      'CREATE TABLE "audit_events" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "org_id" varchar(64) NOT NULL, "ref_id" bigint, "party_order" integer, "type" varchar(48) NOT NULL, "actor" varchar(80) NOT NULL, "ip" varchar(64), "data" text, "prev_hash" varchar(64), "hash" varchar(64) NOT NULL, "created_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query('CREATE INDEX "idx_audit_org_ref" ON "audit_events" ("org_id", "ref_id", "id") ');
+    await queryRunner.query(
+      'CREATE TABLE "jobs" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "type" varchar(48) NOT NULL, "payload" text NOT NULL, "status" varchar(12) NOT NULL, "run_at" datetime(3) NOT NULL, "attempts" integer NOT NULL DEFAULT (0), "max_attempts" integer NOT NULL DEFAULT (5), "last_error" varchar(1000), "locked_by" varchar(64), "locked_at" datetime(3), "org_id" varchar(64), "dedupe_key" varchar(128), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query('CREATE UNIQUE INDEX "uq_jobs_dedupe" ON "jobs" ("dedupe_key") ');
+    await queryRunner.query('CREATE INDEX "idx_jobs_due" ON "jobs" ("status", "run_at") ');
+    await queryRunner.query(
+      'CREATE TABLE "outbox_messages" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "org_id" varchar(64) NOT NULL, "ref_id" bigint, "party_order" integer, "channel" varchar(8) NOT NULL, "kind" varchar(16) NOT NULL, "recipient" varchar(254) NOT NULL, "subject" varchar(255), "text" text NOT NULL, "html" text, "status" varchar(8) NOT NULL, "transport" varchar(12) NOT NULL, "error" varchar(1000), "created_at" datetime(3) NOT NULL, "sent_at" datetime(3))',
+    );
+    await queryRunner.query('CREATE INDEX "idx_outbox_org_created" ON "outbox_messages" ("org_id", "created_at") ');
+    await queryRunner.query(
+      'CREATE TABLE "parties" ("id" varchar(36) PRIMARY KEY NOT NULL, "ref_id" bigint NOT NULL, "org_id" varchar(64) NOT NULL, "party_order" integer NOT NULL, "name" varchar(200) NOT NULL, "email" varchar(254) NOT NULL, "phone_number" varchar(32) NOT NULL, "observer" boolean NOT NULL, "signature_type" varchar(16), "status" varchar(16) NOT NULL, "token_hash" varchar(64), "token_nonce" varchar(32), "page_no" text, "apply_all" boolean NOT NULL DEFAULT (0), "rectangle" varchar(64), "drag_coord" text, "boxes" text, "invited_at" datetime(3), "reminded_at" datetime(3), "signed_at" datetime(3), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query('CREATE UNIQUE INDEX "uq_parties_token" ON "parties" ("token_hash") ');
+    await queryRunner.query('CREATE INDEX "idx_parties_org_ref" ON "parties" ("org_id", "ref_id") ');
+    await queryRunner.query('CREATE UNIQUE INDEX "uq_parties_request_order" ON "parties" ("ref_id", "party_order") ');
+    await queryRunner.query(
+      'CREATE TABLE "requests" ("ref_id" bigint PRIMARY KEY NOT NULL, "org_id" varchar(64) NOT NULL, "filename" varchar(255) NOT NULL, "file_key" varchar(64) NOT NULL, "file_size" integer NOT NULL, "total_pages" integer NOT NULL, "geometry" text NOT NULL, "check_order" boolean NOT NULL, "otp_required" boolean NOT NULL, "reminder" boolean NOT NULL DEFAULT (0), "reminder_duration" integer, "status" varchar(16) NOT NULL, "is_draft" boolean NOT NULL, "signers_total" integer NOT NULL, "signers_done" integer NOT NULL DEFAULT (0), "template_id" varchar(36), "created_by" varchar(36) NOT NULL, "submitted_at" datetime(3), "expires_at" datetime(3), "completed_at" datetime(3), "signed_file_key" varchar(64), "deleted_at" datetime(3), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX "idx_requests_list" ON "requests" ("org_id", "is_draft", "deleted_at", "created_at", "filename") ',
+    );
+    await queryRunner.query(
+      'CREATE TABLE "app_secrets" ("name" varchar(32) PRIMARY KEY NOT NULL, "value" varchar(128) NOT NULL, "created_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query(
+      'CREATE TABLE "templates" ("template_id" varchar(36) PRIMARY KEY NOT NULL, "org_id" varchar(64) NOT NULL, "template_name" varchar(200) NOT NULL, "file_key" varchar(64) NOT NULL, "filename" varchar(255) NOT NULL, "total_pages" integer NOT NULL, "annotation_key" varchar(64) NOT NULL, "field_count" integer NOT NULL, "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query('CREATE INDEX "idx_templates_org_created" ON "templates" ("org_id", "created_at") ');
+    await queryRunner.query(
+      'CREATE TABLE "webhook_deliveries" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "webhook_id" varchar(36) NOT NULL, "org_id" varchar(64) NOT NULL, "event" varchar(48) NOT NULL, "body" text NOT NULL, "status" varchar(10) NOT NULL, "attempts" integer NOT NULL DEFAULT (0), "response_status" integer, "error" varchar(1000), "created_at" datetime(3) NOT NULL, "delivered_at" datetime(3))',
+    );
+    await queryRunner.query(
+      'CREATE INDEX "idx_deliveries_org_created" ON "webhook_deliveries" ("org_id", "created_at") ',
+    );
+    await queryRunner.query(
+      'CREATE INDEX "idx_deliveries_webhook_created" ON "webhook_deliveries" ("webhook_id", "created_at") ',
+    );
+    await queryRunner.query(
+      'CREATE TABLE "webhooks" ("id" varchar(36) PRIMARY KEY NOT NULL, "org_id" varchar(64) NOT NULL, "url" varchar(2048) NOT NULL, "events" varchar(1000) NOT NULL, "secret" varchar(128) NOT NULL, "active" boolean NOT NULL DEFAULT (1), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query('CREATE INDEX "idx_webhooks_org" ON "webhooks" ("org_id") ');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP INDEX \"idx_webhooks_org\"");
-    await queryRunner.query("DROP TABLE \"webhooks\"");
-    await queryRunner.query("DROP INDEX \"idx_deliveries_webhook_created\"");
-    await queryRunner.query("DROP INDEX \"idx_deliveries_org_created\"");
-    await queryRunner.query("DROP TABLE \"webhook_deliveries\"");
-    await queryRunner.query("DROP INDEX \"idx_templates_org_created\"");
-    await queryRunner.query("DROP TABLE \"templates\"");
-    await queryRunner.query("DROP TABLE \"app_secrets\"");
-    await queryRunner.query("DROP INDEX \"idx_requests_list\"");
-    await queryRunner.query("DROP TABLE \"requests\"");
-    await queryRunner.query("DROP INDEX \"uq_parties_request_order\"");
-    await queryRunner.query("DROP INDEX \"idx_parties_org_ref\"");
-    await queryRunner.query("DROP INDEX \"uq_parties_token\"");
-    await queryRunner.query("DROP TABLE \"parties\"");
-    await queryRunner.query("DROP INDEX \"idx_outbox_org_created\"");
-    await queryRunner.query("DROP TABLE \"outbox_messages\"");
-    await queryRunner.query("DROP INDEX \"idx_jobs_due\"");
-    await queryRunner.query("DROP INDEX \"uq_jobs_dedupe\"");
-    await queryRunner.query("DROP TABLE \"jobs\"");
-    await queryRunner.query("DROP INDEX \"idx_audit_org_ref\"");
-    await queryRunner.query("DROP TABLE \"audit_events\"");
+    await queryRunner.query('DROP INDEX "idx_webhooks_org"');
+    await queryRunner.query('DROP TABLE "webhooks"');
+    await queryRunner.query('DROP INDEX "idx_deliveries_webhook_created"');
+    await queryRunner.query('DROP INDEX "idx_deliveries_org_created"');
+    await queryRunner.query('DROP TABLE "webhook_deliveries"');
+    await queryRunner.query('DROP INDEX "idx_templates_org_created"');
+    await queryRunner.query('DROP TABLE "templates"');
+    await queryRunner.query('DROP TABLE "app_secrets"');
+    await queryRunner.query('DROP INDEX "idx_requests_list"');
+    await queryRunner.query('DROP TABLE "requests"');
+    await queryRunner.query('DROP INDEX "uq_parties_request_order"');
+    await queryRunner.query('DROP INDEX "idx_parties_org_ref"');
+    await queryRunner.query('DROP INDEX "uq_parties_token"');
+    await queryRunner.query('DROP TABLE "parties"');
+    await queryRunner.query('DROP INDEX "idx_outbox_org_created"');
+    await queryRunner.query('DROP TABLE "outbox_messages"');
+    await queryRunner.query('DROP INDEX "idx_jobs_due"');
+    await queryRunner.query('DROP INDEX "uq_jobs_dedupe"');
+    await queryRunner.query('DROP TABLE "jobs"');
+    await queryRunner.query('DROP INDEX "idx_audit_org_ref"');
+    await queryRunner.query('DROP TABLE "audit_events"');
   }
 }

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { JobsRunner } from './jobs.runner';
+import { JobsService } from './jobs.service';
+import { TestJobs } from './test-jobs';
+
+/**
+ * Durable jobs: JobsService.enqueue(manager, …) inside the caller's transaction, JobsRunner.register(type, handler)
+ * in the onModuleInit of the module that owns the job type.
+ */
+@Module({
+  providers: [JobsService, JobsRunner, TestJobs],
+  exports: [JobsService, JobsRunner],
+})
+export class JobsModule {}

@@ -1,0 +1,327 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DataSource, In, LessThan, LessThanOrEqual, Not, type QueryDeepPartialEntity, type Repository } from 'typeorm';
+import { Clock } from '../../common/clock';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { JobEntity } from './job.entity';
+import type { JobHandler } from './job.types';
+
+/** Jobs one runner runs at once (handlers wait on SMTP, SMS gateways and webhook receivers, not on the CPU). */
+const CONCURRENCY = 4;
+/** On shutdown, running handlers get this long to finish, then are aborted and get as long again. */
+const SHUTDOWN_GRACE_MS = 5000;
+const MAX_ERROR = 1000;
+
+/** Delay before the next attempt after `attempts` failed ones: 30 s · 2^(attempts-1), at most 1 h, plus 0-10 %. */
+export function retryDelayMs(attempts: number, random: () => number = Math.random): number {
+  const base = Math.min(30_000 * 2 ** Math.max(attempts - 1, 0), 3_600_000);
+  return Math.round(base * (1 + 0.1 * random()));
+}
+
+/**
+ * The durable in-process job runner over the jobs table (see ARCHITECTURE.md, "Jobs").
+ *
+ * A job is claimed by one conditional UPDATE (`WHERE id = ? AND status = 'queued'`) whose affected-row count picks
+ * the single winner, so any number of runners (API nodes) can poll the same table. While a handler runs, the runner
+ * renews `locked_at` every lease/3; a running job whose lease ran out (its process died) is queued again by whichever
+ * runner polls next, and on SQLite (one process by design) every running job left by a previous process is queued
+ * again at start. Delivery is therefore at least once: handlers must be idempotent.
+ */
+@Injectable()
+export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  /** Written to locked_by: which process holds a job. */
+  readonly id = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly log = new Logger('JobsRunner');
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly active = new Map<number, Promise<void>>();
+  private abort = new AbortController();
+  private timer?: NodeJS.Timeout;
+  private started = false;
+  private stopping = false;
+  private ticking = false;
+  private tickAgain = false;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  private get jobs(): Repository<JobEntity> {
+    return this.db.getRepository(JobEntity);
+  }
+
+  /** Registers the handler of a job type (modules call this in onModuleInit). */
+  register<P extends object>(type: string, handler: JobHandler<P>): void {
+    if (this.handlers.has(type)) throw new Error(`A handler for job type '${type}' is registered already.`);
+    this.handlers.set(type, handler as JobHandler);
+  }
+
+  get running(): boolean {
+    return this.started && !this.stopping;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    // Only the server runs jobs: the management command builds the same modules without an HTTP adapter.
+    if (!this.config.jobs.runner || !this.adapterHost.httpAdapter) return;
+    await this.start();
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    if (this.config.database.engine === 'sqlite') await this.recover(true);
+    this.started = true;
+    this.stopping = false;
+    this.abort = new AbortController();
+    this.log.log(`job runner ${this.id} started (poll every ${this.config.jobs.pollMs} ms)`);
+    this.wake(0);
+  }
+
+  /** Before TypeORM closes the database (it does so in onApplicationShutdown). */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Stops polling and waits for the running handlers (aborting them after a grace period). */
+  async stop(): Promise<void> {
+    if (this.stopping || !this.started) return;
+    this.stopping = true;
+    clearTimeout(this.timer);
+    if (!(await this.settle(SHUTDOWN_GRACE_MS))) {
+      this.abort.abort(new Error('the job runner is stopping'));
+      if (!(await this.settle(SHUTDOWN_GRACE_MS)))
+        this.log.warn(`${this.active.size} job(s) still running at shutdown; they will run again after the lease`);
+    }
+    this.started = false;
+  }
+
+  /**
+   * Runs every due job now, one after another, until none is due (time as the Clock says), and returns how many
+   * attempts ran. For tests and the management command; works whether or not the runner is polling.
+   */
+  async drain(limit = 10_000): Promise<number> {
+    let count = 0;
+    await this.recover(false);
+    for (;;) {
+      const job = await this.claimNext();
+      if (!job) return count;
+      await this.track(job);
+      if (++count >= limit) throw new Error(`drain() ran ${limit} jobs and jobs are still due`);
+    }
+  }
+
+  private async settle(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    const done = Promise.allSettled([...this.active.values()]).then(() => true as const);
+    try {
+      return await Promise.race([done, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private wake(delay: number): void {
+    if (!this.started || this.stopping) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delay);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = true;
+    try {
+      await this.recover(false);
+      while (this.active.size < CONCURRENCY && this.running) {
+        const job = await this.claimNext();
+        if (!job) break;
+        void this.track(job).finally(() => this.wake(0));
+      }
+    } catch (err) {
+      this.log.error(`polling the jobs table failed: ${message(err)}`);
+    } finally {
+      this.ticking = false;
+    }
+    const again = this.tickAgain;
+    this.tickAgain = false;
+    this.wake(again ? 0 : this.config.jobs.pollMs);
+  }
+
+  private track(job: JobEntity): Promise<void> {
+    const run = this.execute(job).finally(() => this.active.delete(job.id));
+    this.active.set(job.id, run);
+    return run;
+  }
+
+  /** Claims the next due job of a registered type; null when none is due. */
+  private async claimNext(): Promise<JobEntity | null> {
+    const types = [...this.handlers.keys()];
+    if (!types.length) return null;
+    const now = this.clock.now();
+    const due = await this.jobs.find({
+      select: { id: true },
+      where: { status: 'queued', runAt: LessThanOrEqual(now), type: In(types) },
+      order: { runAt: 'ASC', id: 'ASC' },
+      take: 10,
+    });
+    for (const { id } of due) {
+      if (this.active.has(id)) continue;
+      // The single winner: every other runner's UPDATE matches no row.
+      const claimed = await this.jobs.update(
+        { id, status: 'queued', runAt: LessThanOrEqual(now) },
+        { status: 'running', lockedBy: this.id, lockedAt: now, updatedAt: now },
+      );
+      if (claimed.affected === 1) return this.jobs.findOne({ where: { id } });
+    }
+    return null;
+  }
+
+  private async execute(job: JobEntity): Promise<void> {
+    const handler = this.handlers.get(job.type);
+    if (!handler) return;
+    let next: { runAt: Date; payload?: object } | null = null;
+    const leaseMs = this.config.jobs.leaseSeconds * 1000;
+    const heartbeat = setInterval(() => void this.renew(job.id), Math.max(Math.floor(leaseMs / 3), 200));
+    heartbeat.unref();
+    let failure: unknown;
+    let failed = false;
+    try {
+      await handler(job.payload, {
+        job,
+        manager: this.db.manager,
+        signal: this.abort.signal,
+        isLastAttempt: job.attempts + 1 >= job.maxAttempts,
+        reschedule: (runAt, payload) => {
+          next = { runAt, payload };
+        },
+      });
+    } catch (err) {
+      failed = true;
+      failure = err;
+    } finally {
+      clearInterval(heartbeat);
+    }
+    try {
+      if (!failed) await this.succeeded(job, next);
+      else if (this.stopping && this.abort.signal.aborted) await this.release(job);
+      else await this.failed(job, failure);
+    } catch (err) {
+      // The database went away: the job stays running and comes back after its lease.
+      this.log.error(`recording the outcome of job ${job.id} (${job.type}) failed: ${message(err)}`);
+    }
+  }
+
+  /** The outcome is written only while this runner still holds the job (not after another runner took it over). */
+  private held(job: JobEntity) {
+    return { id: job.id, status: 'running' as const, lockedBy: this.id };
+  }
+
+  private async succeeded(job: JobEntity, next: { runAt: Date; payload?: object } | null): Promise<void> {
+    const now = this.clock.now();
+    const unlocked = { lockedBy: null, lockedAt: null, lastError: null, updatedAt: now };
+    if (next) {
+      await this.jobs.update(this.held(job), {
+        ...unlocked,
+        status: 'queued',
+        runAt: next.runAt,
+        attempts: 0,
+        ...(next.payload ? { payload: next.payload as QueryDeepPartialEntity<JobEntity>['payload'] } : {}),
+      });
+    } else {
+      await this.jobs.update(this.held(job), { ...unlocked, status: 'done', dedupeKey: null });
+    }
+  }
+
+  private async failed(job: JobEntity, err: unknown): Promise<void> {
+    const now = this.clock.now();
+    const attempts = job.attempts + 1;
+    const lastError = message(err).slice(0, MAX_ERROR);
+    const final = attempts >= job.maxAttempts;
+    const common = { attempts, lastError, lockedBy: null, lockedAt: null, updatedAt: now };
+    await this.jobs.update(
+      this.held(job),
+      final
+        ? { ...common, status: 'failed', dedupeKey: null }
+        : { ...common, status: 'queued', runAt: new Date(now.getTime() + retryDelayMs(attempts)) },
+    );
+    this.log.warn(
+      `job ${job.id} (${job.type}) attempt ${attempts}/${job.maxAttempts} failed${final ? ' for good' : ''}: ${lastError}`,
+    );
+  }
+
+  /** Aborted by shutdown: back in the queue as it was, the attempt not counted. */
+  private async release(job: JobEntity): Promise<void> {
+    await this.jobs.update(this.held(job), {
+      status: 'queued',
+      lockedBy: null,
+      lockedAt: null,
+      updatedAt: this.clock.now(),
+    });
+  }
+
+  private async renew(id: number): Promise<void> {
+    try {
+      await this.jobs.update({ id, status: 'running', lockedBy: this.id }, { lockedAt: this.clock.now() });
+    } catch (err) {
+      this.log.error(`renewing the lease of job ${id} failed: ${message(err)}`);
+    }
+  }
+
+  /**
+   * Queues again the running jobs whose runner is gone: those whose lease ran out or, with `all` (SQLite at start),
+   * every one not held by this runner. The interrupted run counts as an attempt, so a job that kills its process
+   * every time ends `failed` instead of looping.
+   */
+  private async recover(all: boolean): Promise<void> {
+    const now = this.clock.now();
+    const cutoff = new Date(now.getTime() - this.config.jobs.leaseSeconds * 1000);
+    const stale = await this.jobs.find({
+      where: { status: 'running', lockedBy: Not(this.id), ...(all ? {} : { lockedAt: LessThan(cutoff) }) },
+    });
+    for (const job of stale) {
+      const attempts = job.attempts + 1;
+      const final = attempts >= job.maxAttempts;
+      const lastError = `interrupted: runner ${job.lockedBy} stopped while running it`.slice(0, MAX_ERROR);
+      const res = await this.jobs.update(
+        {
+          id: job.id,
+          status: 'running',
+          lockedBy: job.lockedBy ?? undefined,
+          ...(all ? {} : { lockedAt: LessThan(cutoff) }),
+        },
+        {
+          status: final ? 'failed' : 'queued',
+          attempts,
+          lastError,
+          lockedBy: null,
+          lockedAt: null,
+          updatedAt: now,
+          ...(final ? { dedupeKey: null } : {}),
+        },
+      );
+      if (res.affected) this.log.warn(`job ${job.id} (${job.type}) ${lastError}; ${final ? 'failed' : 'queued again'}`);
+    }
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

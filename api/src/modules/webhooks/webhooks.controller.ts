@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, Get, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { CreatedWebhook, Webhook, WebhookDelivery } from '@esign/contract';
+import type { Response } from 'express';
+import { Auth, type AuthContext } from '../../common/auth/auth-context';
+import { CreateWebhookDto, ListQueryDto, UpdateWebhookDto } from './webhook.dto';
+import { WebhooksService, type ListPage } from './webhooks.service';
+
+/** The organisation's webhooks (ra-data-simple-rest resource `webhooks`). */
+@ApiTags('webhooks')
+@ApiSecurity('apikey')
+@Controller('api/webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @ApiOperation({ summary: "List the organisation's webhooks (never their secrets)." })
+  @Get()
+  async list(
+    @Auth() auth: AuthContext,
+    @Query() query: ListQueryDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Webhook[]> {
+    return contentRange(res, 'webhooks', await this.webhooks.list(auth.orgId, query));
+  }
+
+  @ApiOperation({ summary: 'Register a webhook; its signing secret is shown once, in this answer.' })
+  @Post()
+  create(@Auth() auth: AuthContext, @Body() dto: CreateWebhookDto): Promise<CreatedWebhook> {
+    return this.webhooks.create(auth.orgId, dto);
+  }
+
+  @ApiOperation({ summary: 'One webhook (without its secret).' })
+  @Get(':id')
+  get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<Webhook> {
+    return this.webhooks.get(auth.orgId, id);
+  }
+
+  @ApiOperation({ summary: "Change a webhook's url, events or active flag." })
+  @Put(':id')
+  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<Webhook> {
+    return this.webhooks.update(auth.orgId, id, dto);
+  }
+
+  @ApiOperation({ summary: 'Delete a webhook and its delivery history.' })
+  @Delete(':id')
+  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<Webhook> {
+    return this.webhooks.remove(auth.orgId, id);
+  }
+
+  @ApiOperation({ summary: "The webhook's latest 100 deliveries, newest first, with their outcome." })
+  @Get(':id/deliveries')
+  async deliveries(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<WebhookDelivery[]> {
+    return contentRange(res, 'deliveries', await this.webhooks.deliveries(auth.orgId, id));
+  }
+}
+
+/** ra-data-simple-rest reads the total from Content-Range, which a cross-origin page may read only when exposed. */
+function contentRange<T>(res: Response, resource: string, page: ListPage<T>): T[] {
+  const last = Math.max(page.start + page.rows.length - 1, page.start);
+  res.setHeader('Content-Range', `${resource} ${page.start}-${last}/${page.total}`);
+  res.setHeader('Access-Control-Expose-Headers', 'Content-Range');
+  return page.rows;
+}

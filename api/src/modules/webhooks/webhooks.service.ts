@@ -1,0 +1,335 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  WEBHOOK_ALL_EVENTS,
+  WEBHOOK_EVENTS,
+  WebhookHeaders,
+  type CreatedWebhook,
+  type Webhook,
+  type WebhookDelivery,
+  type WebhookEvent,
+  type WebhookPayload,
+} from '@esign/contract';
+import { randomUUID } from 'node:crypto';
+import { DataSource, Like, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { AppError } from '../../common/app-error';
+import { Clock } from '../../common/clock';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import type { JobContext } from '../jobs/job.types';
+import { JobsRunner } from '../jobs/jobs.runner';
+import { JobsService } from '../jobs/jobs.service';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { newWebhookSecret, signWebhook } from './webhook-signature';
+import { assertPublicHost, checkWebhookUrl } from './webhook-url';
+import type { CreateWebhookDto, UpdateWebhookDto } from './webhook.dto';
+import { WebhookEntity } from './webhook.entity';
+
+/** Job type that posts one delivery; payload { deliveryId }. */
+export const WEBHOOK_DELIVER_JOB = 'webhook.deliver';
+export interface WebhookDeliverPayload {
+  deliveryId: number;
+}
+
+/** 30 s, 1, 2, 4, 8, 16, 32 min between attempts: the last of 8 about an hour after the event. */
+export const WEBHOOK_MAX_ATTEMPTS = 8;
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+const MAX_WEBHOOKS_PER_ORG = 50;
+const MAX_DELIVERIES_LISTED = 100;
+const SORTABLE = { id: 'id', url: 'url', active: 'active', createdAt: 'createdAt', updatedAt: 'updatedAt' } as const;
+
+export interface ListPage<T> {
+  rows: T[];
+  start: number;
+  total: number;
+}
+
+/** An organisation's webhooks, the events emitted to them, and their signed, retried deliveries. */
+@Injectable()
+export class WebhooksService implements OnModuleInit {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobsService,
+    private readonly runner: JobsRunner,
+  ) {}
+
+  onModuleInit(): void {
+    this.runner.register<WebhookDeliverPayload>(WEBHOOK_DELIVER_JOB, (payload, ctx) => this.deliver(payload, ctx));
+  }
+
+  private get hooks() {
+    return this.db.getRepository(WebhookEntity);
+  }
+
+  private get deliveriesRepo() {
+    return this.db.getRepository(WebhookDeliveryEntity);
+  }
+
+  async list(orgId: string, query: { range?: string; sort?: string; filter?: string }): Promise<ListPage<Webhook>> {
+    const [start, end] = parseRange(query.range);
+    const [field, order] = parseSort(query.sort);
+    const filter = parseFilter(query.filter);
+    const where: FindOptionsWhere<WebhookEntity> = { orgId };
+    if (typeof filter.q === 'string' && filter.q.trim()) where.url = Like(`%${filter.q.trim()}%`);
+    if (typeof filter.active === 'boolean') where.active = filter.active;
+    const [rows, total] = await this.hooks.findAndCount({
+      where,
+      order: { [field]: order, id: 'ASC' },
+      skip: start,
+      take: end - start + 1,
+    });
+    return { rows: rows.map(toWebhook), start, total };
+  }
+
+  async create(orgId: string, dto: CreateWebhookDto): Promise<CreatedWebhook> {
+    const url = checkWebhookUrl(dto.url, this.config.env === 'production');
+    if ((await this.hooks.count({ where: { orgId } })) >= MAX_WEBHOOKS_PER_ORG)
+      throw new AppError('CONFLICT', `An organisation can have at most ${MAX_WEBHOOKS_PER_ORG} webhooks.`);
+    const now = this.clock.now();
+    const row = this.hooks.create({
+      id: randomUUID(),
+      orgId,
+      url,
+      events: normaliseEvents(dto.events),
+      secret: newWebhookSecret(),
+      active: true,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.hooks.insert(row);
+    // Read back: after an insert TypeORM merges the driver's raw defaults (MySQL's 1 for true) into `row`.
+    const stored = await this.find(orgId, row.id);
+    return { ...toWebhook(stored), secret: stored.secret };
+  }
+
+  async get(orgId: string, id: string): Promise<Webhook> {
+    return toWebhook(await this.find(orgId, id));
+  }
+
+  async update(orgId: string, id: string, dto: UpdateWebhookDto): Promise<Webhook> {
+    const hook = await this.find(orgId, id);
+    const changes: Partial<WebhookEntity> = {};
+    if (dto.url !== undefined) changes.url = checkWebhookUrl(dto.url, this.config.env === 'production');
+    if (dto.events !== undefined) changes.events = normaliseEvents(dto.events);
+    if (dto.active !== undefined) changes.active = dto.active;
+    if (Object.keys(changes).length) {
+      await this.hooks.update({ id: hook.id, orgId }, { ...changes, updatedAt: this.clock.now() });
+    }
+    return this.get(orgId, id);
+  }
+
+  /** Deletes the webhook and its delivery history; queued deliveries are dropped when their job runs. */
+  async remove(orgId: string, id: string): Promise<Webhook> {
+    const hook = await this.find(orgId, id);
+    await this.db.transaction(async (manager) => {
+      await manager.delete(WebhookDeliveryEntity, { webhookId: hook.id, orgId });
+      await manager.delete(WebhookEntity, { id: hook.id, orgId });
+    });
+    return toWebhook(hook);
+  }
+
+  /** The webhook's deliveries, newest first (the latest 100). */
+  async deliveries(orgId: string, id: string): Promise<ListPage<WebhookDelivery>> {
+    const hook = await this.find(orgId, id);
+    const [rows, total] = await this.deliveriesRepo.findAndCount({
+      where: { webhookId: hook.id, orgId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: MAX_DELIVERIES_LISTED,
+    });
+    return { rows: rows.map(toDelivery), start: 0, total };
+  }
+
+  /**
+   * Emits an event to every active webhook of the organisation that wants it: one delivery row and one
+   * `webhook.deliver` job each, in the caller's transaction. Returns how many deliveries were queued.
+   */
+  async emit(manager: EntityManager, orgId: string, event: WebhookEvent, data: object): Promise<number> {
+    if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`Unknown webhook event '${event}'.`);
+    const hooks = (await manager.find(WebhookEntity, { where: { orgId, active: true } })).filter(
+      (h) => h.events.includes(WEBHOOK_ALL_EVENTS) || h.events.includes(event),
+    );
+    if (!hooks.length) return 0;
+    const now = this.clock.now();
+    const payload: WebhookPayload<object> = {
+      id: `evt_${randomUUID()}`,
+      event,
+      createdAt: now.toISOString(),
+      orgId,
+      data,
+    };
+    const body = JSON.stringify(payload);
+    for (const hook of hooks) {
+      const delivery = manager.create(WebhookDeliveryEntity, {
+        webhookId: hook.id,
+        orgId,
+        event,
+        body,
+        status: 'pending',
+        attempts: 0,
+        responseStatus: null,
+        error: null,
+        createdAt: now,
+        deliveredAt: null,
+      });
+      await manager.insert(WebhookDeliveryEntity, delivery);
+      await this.jobs.enqueue(manager, {
+        type: WEBHOOK_DELIVER_JOB,
+        payload: { deliveryId: delivery.id } satisfies WebhookDeliverPayload,
+        orgId,
+        maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+      });
+    }
+    return hooks.length;
+  }
+
+  private async find(orgId: string, id: string): Promise<WebhookEntity> {
+    const hook = id.length <= 36 ? await this.hooks.findOne({ where: { id, orgId } }) : null;
+    if (!hook) throw new AppError('NOT_FOUND', `No webhook '${id.slice(0, 64)}'.`);
+    return hook;
+  }
+
+  /** The webhook.deliver handler: one signed POST; a non-2xx answer or no answer throws, so the job retries. */
+  private async deliver({ deliveryId }: WebhookDeliverPayload, ctx: JobContext): Promise<void> {
+    const repo = ctx.manager.getRepository(WebhookDeliveryEntity);
+    const delivery = await repo.findOne({ where: { id: deliveryId } });
+    if (!delivery || delivery.status !== 'pending') return;
+    const pending = { id: delivery.id, status: 'pending' as const };
+    const hook = await ctx.manager.findOne(WebhookEntity, {
+      where: { id: delivery.webhookId, orgId: delivery.orgId },
+    });
+    if (!hook || !hook.active) {
+      await repo.update(pending, { status: 'failed', error: hook ? 'the webhook is disabled' : 'the webhook is gone' });
+      return;
+    }
+    const attempts = delivery.attempts + 1;
+    const timestamp = Math.floor(this.clock.now().getTime() / 1000);
+    const timeout = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
+    let responseStatus: number | null = null;
+    let error: string;
+    try {
+      if (this.config.env === 'production') await assertPublicHost(hook.url);
+      const res = await fetch(hook.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': 'e-Sign-Webhooks/1',
+          [WebhookHeaders.event]: delivery.event,
+          [WebhookHeaders.delivery]: String(delivery.id),
+          [WebhookHeaders.timestamp]: String(timestamp),
+          [WebhookHeaders.signature]: signWebhook(hook.secret, timestamp, delivery.body),
+        },
+        body: delivery.body,
+        redirect: 'manual',
+        signal: AbortSignal.any([ctx.signal, timeout]),
+      });
+      responseStatus = res.status;
+      await res.body?.cancel().catch(() => undefined);
+      if (res.ok) {
+        await repo.update(pending, {
+          status: 'delivered',
+          attempts,
+          responseStatus,
+          error: null,
+          deliveredAt: this.clock.now(),
+        });
+        return;
+      }
+      error = `the receiver answered ${res.status}`;
+    } catch (err) {
+      error = timeout.aborted
+        ? `the receiver did not answer in ${WEBHOOK_TIMEOUT_MS / 1000} s`
+        : `the receiver could not be reached: ${describe(err)}`;
+    }
+    await repo.update(pending, {
+      attempts,
+      responseStatus,
+      error: error.slice(0, 1000),
+      ...(ctx.isLastAttempt ? { status: 'failed' as const } : {}),
+    });
+    throw new Error(error);
+  }
+}
+
+function toWebhook(h: WebhookEntity): Webhook {
+  return {
+    id: h.id,
+    url: h.url,
+    events: h.events,
+    active: h.active,
+    createdAt: h.createdAt.toISOString(),
+    updatedAt: h.updatedAt.toISOString(),
+  };
+}
+
+function toDelivery(d: WebhookDeliveryEntity): WebhookDelivery {
+  return {
+    id: d.id,
+    event: d.event,
+    status: d.status,
+    attempts: d.attempts,
+    responseStatus: d.responseStatus,
+    error: d.error,
+    createdAt: d.createdAt.toISOString(),
+    deliveredAt: d.deliveredAt ? d.deliveredAt.toISOString() : null,
+  };
+}
+
+function normaliseEvents(events: string[] | undefined): string[] {
+  if (!events || events.includes(WEBHOOK_ALL_EVENTS)) return [WEBHOOK_ALL_EVENTS];
+  return [...new Set(events)];
+}
+
+function describe(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+}
+
+function parseJson(value: string | undefined, name: string): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new AppError('VALIDATION_FAILED', `${name} must be JSON.`);
+  }
+}
+
+function parseRange(value: string | undefined): [number, number] {
+  const range = parseJson(value, 'range');
+  if (range === undefined) return [0, 99];
+  if (
+    !Array.isArray(range) ||
+    range.length !== 2 ||
+    !range.every((n) => Number.isInteger(n) && n >= 0) ||
+    range[1] < range[0] ||
+    range[1] - range[0] >= 100
+  ) {
+    throw new AppError('VALIDATION_FAILED', 'range must be [start, end] with 0 <= start <= end and at most 100 rows.');
+  }
+  return [range[0], range[1]];
+}
+
+function parseSort(value: string | undefined): [keyof typeof SORTABLE, 'ASC' | 'DESC'] {
+  const sort = parseJson(value, 'sort');
+  if (sort === undefined) return ['createdAt', 'DESC'];
+  if (
+    !Array.isArray(sort) ||
+    sort.length !== 2 ||
+    !Object.hasOwn(SORTABLE, sort[0]) ||
+    !['ASC', 'DESC'].includes(String(sort[1]).toUpperCase())
+  ) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `sort must be [field, "ASC" or "DESC"] with field one of ${Object.keys(SORTABLE).join(', ')}.`,
+    );
+  }
+  return [sort[0] as keyof typeof SORTABLE, String(sort[1]).toUpperCase() as 'ASC' | 'DESC'];
+}
+
+function parseFilter(value: string | undefined): Record<string, unknown> {
+  const filter = parseJson(value, 'filter');
+  if (filter === undefined) return {};
+  if (!filter || typeof filter !== 'object' || Array.isArray(filter))
+    throw new AppError('VALIDATION_FAILED', 'filter must be a JSON object.');
+  return filter as Record<string, unknown>;
+}
