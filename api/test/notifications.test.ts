@@ -268,6 +268,16 @@ describe('the dev outbox', () => {
     expect(logs).not.toContain('Tk_personal-token');
   });
 
+  it('answers 404 to a caller that is not on this machine', async () => {
+    const proxied = await startTestApp({ TRUSTED_PROXIES: 'loopback' });
+    try {
+      await proxied.http.get('/dev/outbox').expect(200);
+      await proxied.http.get('/dev/outbox').set('X-Forwarded-For', '203.0.113.7').expect(404);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('answers 404 in production', async () => {
     const prod = await startTestApp({ NODE_ENV: 'production' });
     try {

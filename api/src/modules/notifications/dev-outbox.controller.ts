@@ -1,10 +1,19 @@
-import { Controller, Get, Header, Query } from '@nestjs/common';
+import { Controller, Get, Header, Query, Req } from '@nestjs/common';
+import { Messages } from '@esign/contract';
+import type { Request } from 'express';
+import { AppError } from '../../common/app-error';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/auth/auth-context';
 import { DevOutboxQueryDto } from './dev-outbox.dto';
 import { NotificationsService, type OutboxEntry } from './notifications.service';
 
-/** The dev outbox: what the product sent or would have sent. Answers 404 under NODE_ENV=production. */
+/** Loopback addresses, as Node reports them (IPv4, IPv6 and IPv4-mapped IPv6). */
+const isLoopback = (ip: string | undefined) => !!ip && (/^127\./.test(ip) || ip === '::1' || /^::ffff:127\./.test(ip));
+
+/**
+ * The dev outbox: what the product sent or would have sent. Answers 404 under NODE_ENV=production, and to anyone not
+ * on this machine (it holds every organisation's sign links and OTPs).
+ */
 @ApiTags('dev')
 @Controller('dev/outbox')
 export class DevOutboxController {
@@ -14,7 +23,8 @@ export class DevOutboxController {
   @ApiOperation({ summary: 'Development only: the latest 50 e-mails and SMS (invitations, OTPs), newest first.' })
   @Get()
   @Header('Cache-Control', 'no-store')
-  list(@Query() query: DevOutboxQueryDto): Promise<OutboxEntry[]> {
+  list(@Query() query: DevOutboxQueryDto, @Req() req: Request): Promise<OutboxEntry[]> {
+    if (!isLoopback(req.ip)) throw new AppError('NOT_FOUND', Messages.notFound);
     return this.notifications.devOutbox(query.to);
   }
 }
