@@ -618,3 +618,75 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
     await t.http.get(`/api/drafts/${draft}`).set('apikey', key).expect(404);
   });
 });
+
+describe('placement through /v1/save lands where the box was dropped, on any page shape', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp({ JOBS_RUNNER: 'off' });
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+    key = await orgApiKey(t, 'acme');
+  });
+  afterAll(() => t.close());
+
+  // [fixture, page, visible box [x, y, width, height] of that page as pdfinfo shows it]
+  const pages: Array<[string, number, [number, number, number, number]]> = [
+    ['with_cropbox.pdf', 1, [0, 0, 595, 842]],
+    ['american_flag.pdf', 1, [0, 0, 988, 520]],
+    ['giraffe.pdf', 1, [0, 0, 600, 600]],
+    ['freeculture.pdf', 1, [61.2, 28.8, 489.6, 734.4]],
+  ];
+
+  it.each(pages)('%s: top-left and the default bottom-left', async (fixture, page, [cx, cy, cw, ch]) => {
+    const up = await uploadOk(t, key, 'acme', {
+      fixture,
+      recipients: [SIGNERS[0], { ...SIGNERS[1], email: 'v2@example.in' }],
+    });
+    await t.http
+      .post('/v1/save')
+      .set('apikey', key)
+      .send({
+        orgId: 'acme',
+        data: [
+          { refId: up.refId, order: 1, pageNo: [page], apply_all: false, rectangle: '0,0,150,50' },
+          { refId: up.refId, order: 2, pageNo: [page], apply_all: false, rectangle: '0,790,150,840' },
+        ],
+      })
+      .expect(200);
+    const s = ch / 840; // the page is shown 840 points tall
+    const [topLeft] =
+      (await t.db.getRepository(PartyEntity).findOneByOrFail({ refId: up.refId, order: 1 })).boxes ?? [];
+    expect(topLeft.pages).toBe(String(page));
+    expect(topLeft.x).toBeCloseTo(cx, 1);
+    expect(topLeft.y + topLeft.height).toBeCloseTo(cy + ch, 1);
+    expect(topLeft.width).toBeCloseTo(150 * s, 1);
+    expect(topLeft.height).toBeCloseTo(50 * s, 1);
+    const [bottomLeft] =
+      (await t.db.getRepository(PartyEntity).findOneByOrFail({ refId: up.refId, order: 2 })).boxes ?? [];
+    expect(bottomLeft.x).toBeCloseTo(cx, 1);
+    expect(bottomLeft.y).toBeCloseTo(cy, 1);
+    expect(bottomLeft.height).toBeCloseTo(50 * s, 1);
+    expect(topLeft.x + topLeft.width).toBeLessThanOrEqual(cx + cw + 0.01);
+  });
+
+  it("applies the two default rules: '0,0,150,100' is a 150 x 50 box", async () => {
+    const up = await uploadOk(t, key, 'acme', { recipients: [SIGNERS[0]] });
+    await t.http
+      .post('/v1/save')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1, pageNo: [1], rectangle: '0,0,150,100' }] })
+      .expect(200);
+    const [box] = (await t.db.getRepository(PartyEntity).findOneByOrFail({ refId: up.refId, order: 1 })).boxes ?? [];
+    expect(box.height).toBeCloseTo(50 * (792 / 840), 2);
+    // Submitting a signer whose box was never placed puts it at the default, bottom-left of page 1.
+    const up2 = await uploadOk(t, key, 'acme', { recipients: [SIGNERS[0]] });
+    await t.http
+      .post('/v1/process')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId: up2.refId, order: 1 }] })
+      .expect(200);
+    const p = await t.db.getRepository(PartyEntity).findOneByOrFail({ refId: up2.refId, order: 1 });
+    expect(p.rectangle).toBe('0,790,150,840');
+    expect(p.boxes?.[0]).toMatchObject({ pages: '1', x: 0, y: 0 });
+  });
+});
