@@ -50,7 +50,9 @@ export class RequestListsService {
     if (q) {
       if (/^\d+$/.test(q)) {
         if (q.length > 15) return { total: 0, rows: [] };
-        qb.andWhere('r.ref_id = :refId', { refId: Number(q) });
+        // A Ref ID is unique: one primary-key read answers both the page and the total.
+        const hit = await qb.andWhere('r.ref_id = :refId', { refId: Number(q) }).getOne();
+        return { total: hit ? 1 : 0, rows: hit && query.offset === 0 ? [hit] : [] };
       } else {
         // '!' as the escape character: a backslash means different things in SQLite and MySQL string literals.
         const pattern = `%${q.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
