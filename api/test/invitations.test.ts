@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { SMTPServer } from 'smtp-server';
 import { JobsRunner } from '../src/modules/jobs/jobs.runner';
 import { PartyEntity } from '../src/modules/requests/party.entity';
-import { freePort } from './support/mariadb-server';
 import { parseMime } from './support/mime';
+import { startSmtpServer, type ReceivedMail } from './support/smtp';
 import { SIGNERS, uploadOk } from './support/requests';
 import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
 
@@ -12,36 +11,20 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 /** The whole path of an invitation: process → job → nodemailer → a real SMTP server → a link that works. */
 describe('invitations by real SMTP', () => {
   let t: TestApp;
-  let smtp: SMTPServer;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let key: string;
-  const mails: { to: string[]; raw: string }[] = [];
+  let mails: ReceivedMail[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData(stream, session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          mails.push({
-            to: session.envelope.rcptTo.map((r) => r.address),
-            raw: Buffer.concat(chunks).toString('utf8'),
-          });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
-    t = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}`, PUBLIC_URL: 'http://sign.acme.test' });
+    smtp = await startSmtpServer();
+    mails = smtp.mails;
+    t = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, PUBLIC_URL: 'http://sign.acme.test' });
     await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
     key = await orgApiKey(t, 'acme');
   });
   afterAll(async () => {
     await t.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await smtp.close();
   });
 
   const linkIn = (raw: string): string => {

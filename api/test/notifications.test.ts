@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import { PassThrough } from 'node:stream';
-import { SMTPServer } from 'smtp-server';
 import { JobEntity } from '../src/modules/jobs/job.entity';
 import { JobsRunner } from '../src/modules/jobs/jobs.runner';
 import { NotificationsService } from '../src/modules/notifications/notifications.service';
@@ -17,6 +16,7 @@ import {
 } from '../src/modules/notifications/templates';
 import { freePort } from './support/mariadb-server';
 import { parseMime } from './support/mime';
+import { startSmtpServer, type ReceivedMail } from './support/smtp';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const SIGN_URL = 'http://localhost:3000/esign/acme/1700000000001/1?token=Tk_personal-token_0123456789abcdef';
@@ -43,31 +43,15 @@ const invitationFor = (partyName: string): BuiltMessage =>
 
 describe('notifications through a real SMTP server and SMS gateway', () => {
   let t: TestApp;
-  let smtp: SMTPServer;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let sms: Server;
-  const mails: { from: string; to: string[]; raw: string }[] = [];
+  let mails: ReceivedMail[] = [];
   const texts: { contentType: string | undefined; body: unknown }[] = [];
 
   beforeAll(async () => {
-    const smtpPort = await freePort();
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData(stream, session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          mails.push({
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            to: session.envelope.rcptTo.map((r) => r.address),
-            raw: Buffer.concat(chunks).toString('utf8'),
-          });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
+    smtp = await startSmtpServer();
+    const smtpPort = smtp.port;
+    mails = smtp.mails;
     sms = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -86,7 +70,7 @@ describe('notifications through a real SMTP server and SMS gateway', () => {
   });
   afterAll(async () => {
     await t.close();
-    await new Promise<void>((r) => smtp.close(() => r()));
+    await smtp.close();
     await new Promise((r) => sms.close(r));
   });
 

@@ -24,3 +24,6 @@ export const Auth = createParamDecorator((_data: unknown, ctx: ExecutionContext)
   if (!req.auth) throw new Error('Auth() used on a public route');
   return req.auth;
 });
+
+/** How audit events name a staff caller: the user behind a session key, or the organisation key itself. */
+export const actorOf = (auth: AuthContext): string => (auth.userId ? `user:${auth.userId}` : `key:${auth.keyId}`);

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, Param, Post, Res } from '@nestjs/common'
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { ApiKeySummary, CreatedApiKey } from '@esign/contract';
 import type { Response } from 'express';
+import { sendPage } from '../../common/rest-query';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { CreateApiKeyDto } from './api-key.dto';
 import { AuthService } from './auth.service';
@@ -17,8 +18,7 @@ export class ApiKeysController {
   @Get()
   async list(@Auth() auth: AuthContext, @Res({ passthrough: true }) res: Response): Promise<ApiKeySummary[]> {
     const keys = await this.auth.listOrgKeys(auth.orgId);
-    res.setHeader('Content-Range', `api-keys 0-${Math.max(keys.length - 1, 0)}/${keys.length}`);
-    return keys;
+    return sendPage(res, 'api-keys', { rows: keys, start: 0, total: keys.length });
   }
 
   @ApiOperation({ summary: 'Create a named API key; the key is shown once, in this answer.' })

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DraftListItem, PartyView, RequestListItem } from '@esign/contract';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
+import { parseFilter, parseRange, parseSort } from '../../common/rest-query';
 import { LinksService } from '../secrets/links.service';
 import type { PartyEntity } from './party.entity';
 import { RequestEntity } from './request.entity';
@@ -18,7 +19,14 @@ export interface ListQuery {
   sortBy: 'createdAt' | 'filename' | 'refId';
 }
 
-export const MAX_PAGE = 100;
+const SORT_FIELDS = ['timestamp', 'createdAt', 'id', 'refId', 'filename'] as const;
+const SORT_COLUMN: Record<(typeof SORT_FIELDS)[number], ListQuery['sortBy']> = {
+  timestamp: 'createdAt',
+  createdAt: 'createdAt',
+  id: 'createdAt',
+  refId: 'refId',
+  filename: 'filename',
+};
 
 const STATUS_TEXT: Record<string, string> = {
   draft: 'Draft',
@@ -143,47 +151,20 @@ export class RequestListsService {
   }
 }
 
-/** ra-data-simple-rest's query: sort=["field","ASC"], range=[start,end], filter={"q":"…"}. */
+/** ra-data-simple-rest's query: sort=["timestamp","DESC"], range=[start,end], filter={"q":"…"}. */
 export function parseRestQuery(query: Record<string, unknown>, drafts: boolean): ListQuery {
-  const parse = (name: string): unknown => {
-    const raw = query[name];
-    if (raw === undefined || raw === '') return undefined;
-    if (typeof raw !== 'string') throw new AppError('VALIDATION_FAILED', `${name} must be JSON text.`);
-    try {
-      return JSON.parse(raw);
-    } catch {
-      throw new AppError('VALIDATION_FAILED', `${name} must be JSON text.`);
-    }
-  };
-  const sort = parse('sort') ?? ['timestamp', 'DESC'];
-  const range = parse('range') ?? [0, 4];
-  const filter = (parse('filter') ?? {}) as Record<string, unknown>;
-  if (!Array.isArray(sort) || sort.length !== 2)
-    throw new AppError('VALIDATION_FAILED', 'sort must be ["field","ASC|DESC"].');
-  const sortBy = (
-    { timestamp: 'createdAt', createdAt: 'createdAt', id: 'createdAt', refId: 'refId', filename: 'filename' } as const
-  )[String(sort[0]) as 'timestamp'];
-  if (!sortBy) throw new AppError('VALIDATION_FAILED', 'sort can be by timestamp, refId or filename.');
-  const order = String(sort[1]).toUpperCase();
-  if (order !== 'ASC' && order !== 'DESC') throw new AppError('VALIDATION_FAILED', 'sort order must be ASC or DESC.');
-  if (
-    !Array.isArray(range) ||
-    range.length !== 2 ||
-    !range.every((n) => Number.isInteger(n) && n >= 0) ||
-    range[1] < range[0]
-  )
-    throw new AppError('VALIDATION_FAILED', 'range must be [start, end] with 0 <= start <= end.');
-  if (typeof filter !== 'object' || filter === null || Array.isArray(filter))
-    throw new AppError('VALIDATION_FAILED', 'filter must be a JSON object.');
+  const { start, limit } = parseRange(query.range, [0, 4]);
+  const [field, order] = parseSort(query.sort, SORT_FIELDS, ['timestamp', 'DESC']);
+  const filter = parseFilter(query.filter);
   const q = filter.q ?? filter.search;
   if (q !== undefined && typeof q !== 'string' && typeof q !== 'number')
     throw new AppError('VALIDATION_FAILED', 'filter.q must be text.');
   return {
     drafts,
     q: q === undefined ? undefined : String(q),
-    offset: range[0],
-    limit: Math.min(range[1] - range[0] + 1, MAX_PAGE),
+    offset: start,
+    limit,
     order,
-    sortBy,
+    sortBy: SORT_COLUMN[field],
   };
 }

@@ -13,7 +13,7 @@ import { DataSource, In, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppError } from '../../common/app-error';
 import type { JsonValue } from '../../database/columns';
-import type { AuthContext } from '../../common/auth/auth-context';
+import { actorOf, type AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
 import { inspectPdf, type InspectedPdf } from '../documents/pdf/inspect';
@@ -41,8 +41,6 @@ export interface PreparedDocument {
   /** Signature boxes per signer position (0-based among signers), from the template's signature fields. */
   signerBoxes?: Array<Pick<PartyEntity, 'boxes' | 'pageNo'> | undefined>;
 }
-
-export const actorOf = (auth: AuthContext) => (auth.userId ? `user:${auth.userId}` : `key:${auth.keyId}`);
 
 /** Pessimistic row locks exist on MySQL/MariaDB; SQLite serialises writers anyway. */
 export function lockFor(manager: EntityManager): { lock?: { mode: 'pessimistic_write' } } {

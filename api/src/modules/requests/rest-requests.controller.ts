@@ -4,14 +4,9 @@ import type { DraftListItem, RequestListItem } from '@esign/contract';
 import type { Response } from 'express';
 import { AppError } from '../../common/app-error';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
+import { sendPage } from '../../common/rest-query';
 import { parseRestQuery, RequestListsService } from './request-lists.service';
 import { RequestsService, toRefId } from './requests.service';
-
-export function contentRange(res: Response, resource: string, offset: number, count: number, total: number): void {
-  const end = count ? offset + count - 1 : offset;
-  res.setHeader('Content-Range', `${resource} ${offset}-${end}/${total}`);
-  res.setHeader('Access-Control-Expose-Headers', 'Content-Range');
-}
 
 const refIdOf = (id: string): number => {
   const refId = toRefId(id);
@@ -41,8 +36,7 @@ export class RestRequestsController {
   ): Promise<RequestListItem[]> {
     const q = parseRestQuery(query, false);
     const { total, items } = await this.lists.listItems(auth.orgId, q);
-    contentRange(res, 'requests', q.offset, items.length, total);
-    return items;
+    return sendPage(res, 'requests', { rows: items, start: q.offset, total });
   }
 
   @Get('requests/:id')
@@ -68,8 +62,7 @@ export class RestRequestsController {
   ): Promise<DraftListItem[]> {
     const q = parseRestQuery(query, true);
     const { total, items } = await this.lists.draftItems(auth.orgId, q);
-    contentRange(res, 'drafts', q.offset, items.length, total);
-    return items;
+    return sendPage(res, 'drafts', { rows: items, start: q.offset, total });
   }
 
   @Get('drafts/:id')

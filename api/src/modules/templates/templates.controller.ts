@@ -2,10 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, 
 import { ApiConsumes, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Headers, Messages } from '@esign/contract';
 import type { Request, Response } from 'express';
-import { AppError } from '../../common/app-error';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
+import { parseRange, sendPage } from '../../common/rest-query';
 import { uploadedFile } from '../requests/v1-requests.controller';
-import { contentRange } from '../requests/rest-requests.controller';
 import { TemplatesService, type TemplateView } from './templates.service';
 
 type TemplateBody = { template_name?: unknown; name?: unknown; template_annotation?: unknown };
@@ -79,25 +78,9 @@ export class RestTemplatesController {
     @Query('range') rangeText: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TemplateView[]> {
-    let range: unknown = [0, 9];
-    if (rangeText) {
-      try {
-        range = JSON.parse(rangeText);
-      } catch {
-        range = null;
-      }
-    }
-    if (
-      !Array.isArray(range) ||
-      range.length !== 2 ||
-      !range.every((n) => Number.isInteger(n) && n >= 0) ||
-      range[1] < range[0]
-    )
-      throw new AppError('VALIDATION_FAILED', 'range must be [start, end] with 0 <= start <= end.');
-    const [start, end] = range as [number, number];
-    const { total, items } = await this.templates.list(auth.orgId, start, Math.min(end - start + 1, 100));
-    contentRange(res, 'templates', start, items.length, total);
-    return items;
+    const { start, limit } = parseRange(rangeText, [0, 9]);
+    const { total, items } = await this.templates.list(auth.orgId, start, limit);
+    return sendPage(res, 'templates', { rows: items, start, total });
   }
 
   @Get(':id')

@@ -4,7 +4,7 @@ import { RequestMessages, type TemplateAnnotation } from '@esign/contract';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
-import type { AuthContext } from '../../common/auth/auth-context';
+import { actorOf, type AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
 import { readFormFields, validateAnnotation } from '../documents/pdf/forms';
@@ -26,8 +26,6 @@ export interface TemplateView {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const actorOf = (auth: AuthContext) => (auth.userId ? `user:${auth.userId}` : `key:${auth.keyId}`);
 
 function parseJson(value: unknown, field: string): unknown {
   if (typeof value !== 'string') return value;

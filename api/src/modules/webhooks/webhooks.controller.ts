@@ -3,8 +3,9 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { CreatedWebhook, Webhook, WebhookDelivery } from '@esign/contract';
 import type { Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
+import { sendPage } from '../../common/rest-query';
 import { CreateWebhookDto, ListQueryDto, UpdateWebhookDto } from './webhook.dto';
-import { WebhooksService, type ListPage } from './webhooks.service';
+import { WebhooksService } from './webhooks.service';
 
 /** The organisation's webhooks (ra-data-simple-rest resource `webhooks`). */
 @ApiTags('webhooks')
@@ -20,7 +21,7 @@ export class WebhooksController {
     @Query() query: ListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Webhook[]> {
-    return contentRange(res, 'webhooks', await this.webhooks.list(auth.orgId, query));
+    return sendPage(res, 'webhooks', await this.webhooks.list(auth.orgId, query));
   }
 
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown once, in this answer.' })
@@ -54,14 +55,6 @@ export class WebhooksController {
     @Param('id') id: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<WebhookDelivery[]> {
-    return contentRange(res, 'deliveries', await this.webhooks.deliveries(auth.orgId, id));
+    return sendPage(res, 'deliveries', await this.webhooks.deliveries(auth.orgId, id));
   }
-}
-
-/** ra-data-simple-rest reads the total from Content-Range, which a cross-origin page may read only when exposed. */
-function contentRange<T>(res: Response, resource: string, page: ListPage<T>): T[] {
-  const last = Math.max(page.start + page.rows.length - 1, page.start);
-  res.setHeader('Content-Range', `${resource} ${page.start}-${last}/${page.total}`);
-  res.setHeader('Access-Control-Expose-Headers', 'Content-Range');
-  return page.rows;
 }

@@ -13,6 +13,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { DataSource, Like, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { AppError } from '../../common/app-error';
+import { MAX_PAGE_ROWS, parseFilter, parseRange, parseSort, type ListPage } from '../../common/rest-query';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { JobContext } from '../jobs/job.types';
@@ -35,13 +36,7 @@ export const WEBHOOK_MAX_ATTEMPTS = 8;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_WEBHOOKS_PER_ORG = 50;
 const MAX_DELIVERIES_LISTED = 100;
-const SORTABLE = { id: 'id', url: 'url', active: 'active', createdAt: 'createdAt', updatedAt: 'updatedAt' } as const;
-
-export interface ListPage<T> {
-  rows: T[];
-  start: number;
-  total: number;
-}
+const SORTABLE = ['id', 'url', 'active', 'createdAt', 'updatedAt'] as const;
 
 /** An organisation's webhooks, the events emitted to them, and their signed, retried deliveries. */
 @Injectable()
@@ -67,8 +62,8 @@ export class WebhooksService implements OnModuleInit {
   }
 
   async list(orgId: string, query: { range?: string; sort?: string; filter?: string }): Promise<ListPage<Webhook>> {
-    const [start, end] = parseRange(query.range);
-    const [field, order] = parseSort(query.sort);
+    const { start, limit } = parseRange(query.range, [0, MAX_PAGE_ROWS - 1]);
+    const [field, order] = parseSort(query.sort, SORTABLE, ['createdAt', 'DESC']);
     const filter = parseFilter(query.filter);
     const where: FindOptionsWhere<WebhookEntity> = { orgId };
     if (typeof filter.q === 'string' && filter.q.trim()) where.url = Like(`%${filter.q.trim()}%`);
@@ -77,7 +72,7 @@ export class WebhooksService implements OnModuleInit {
       where,
       order: { [field]: order, id: 'ASC' },
       skip: start,
-      take: end - start + 1,
+      take: limit,
     });
     return { rows: rows.map(toWebhook), start, total };
   }
@@ -283,53 +278,4 @@ function normaliseEvents(events: string[] | undefined): string[] {
 function describe(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
-}
-
-function parseJson(value: string | undefined, name: string): unknown {
-  if (value === undefined) return undefined;
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw new AppError('VALIDATION_FAILED', `${name} must be JSON.`);
-  }
-}
-
-function parseRange(value: string | undefined): [number, number] {
-  const range = parseJson(value, 'range');
-  if (range === undefined) return [0, 99];
-  if (
-    !Array.isArray(range) ||
-    range.length !== 2 ||
-    !range.every((n) => Number.isInteger(n) && n >= 0) ||
-    range[1] < range[0] ||
-    range[1] - range[0] >= 100
-  ) {
-    throw new AppError('VALIDATION_FAILED', 'range must be [start, end] with 0 <= start <= end and at most 100 rows.');
-  }
-  return [range[0], range[1]];
-}
-
-function parseSort(value: string | undefined): [keyof typeof SORTABLE, 'ASC' | 'DESC'] {
-  const sort = parseJson(value, 'sort');
-  if (sort === undefined) return ['createdAt', 'DESC'];
-  if (
-    !Array.isArray(sort) ||
-    sort.length !== 2 ||
-    !Object.hasOwn(SORTABLE, sort[0]) ||
-    !['ASC', 'DESC'].includes(String(sort[1]).toUpperCase())
-  ) {
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `sort must be [field, "ASC" or "DESC"] with field one of ${Object.keys(SORTABLE).join(', ')}.`,
-    );
-  }
-  return [sort[0] as keyof typeof SORTABLE, String(sort[1]).toUpperCase() as 'ASC' | 'DESC'];
-}
-
-function parseFilter(value: string | undefined): Record<string, unknown> {
-  const filter = parseJson(value, 'filter');
-  if (filter === undefined) return {};
-  if (!filter || typeof filter !== 'object' || Array.isArray(filter))
-    throw new AppError('VALIDATION_FAILED', 'filter must be a JSON object.');
-  return filter as Record<string, unknown>;
 }
