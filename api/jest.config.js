@@ -7,7 +7,18 @@ const { join } = require('node:path');
  * NestJS 12 is published as ES modules only. Node 20.19+ loads them with require() (that is how the built server runs),
  * but Jest's module loader cannot before Node 24.9, so Jest compiles those packages to CommonJS with Babel.
  */
-const ESM_ONLY = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'peek-readable', '@tokenizer', 'uint8array-extras'];
+const ESM_ONLY = [
+  '@nestjs',
+  'file-type',
+  'strtok3',
+  'token-types',
+  'peek-readable',
+  '@tokenizer',
+  'uint8array-extras',
+  '@libpdf',
+  '@noble',
+  '@scure',
+];
 
 module.exports = {
   rootDir: __dirname,

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Headers } from '@esign/contract';
-import type { NextFunction, Request, Response } from 'express';
+import { json, type NextFunction, type Request, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppModule, type AppOverrides } from './app.module';
@@ -20,6 +20,7 @@ export interface CreatedApp {
 
 /** Builds the whole HTTP application; main.ts and the tests both use it. */
 const NO_STORE_PREFIXES = ['/v1', '/api', '/consumers'];
+const SIGNER_IMAGE_ROUTES = ['/v1/esignature', '/v1/signer_details'];
 
 export async function createApp(config: AppConfig, overrides: AppOverrides = {}): Promise<CreatedApp> {
   const logger = createLogger(config, overrides.logDestination);
@@ -40,6 +41,9 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
       res.setHeader('Cache-Control', 'no-store');
     next();
   });
+  // Signature images and face captures arrive as data: URLs in JSON (1 MB images, a third more in base64); every other
+  // JSON body stays under 1 MB. The first parser that reads a body marks it parsed, so the general one skips these.
+  app.use(SIGNER_IMAGE_ROUTES, json({ limit: '2mb' }));
   app.useBodyParser('json', { limit: '1mb' });
   app.useBodyParser('urlencoded', { limit: '1mb', extended: false });
   app.use(multipartMiddleware);

@@ -11,8 +11,10 @@ import { HealthController } from './modules/health/health.controller';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { OrganisationsModule } from './modules/organisations/organisations.module';
+import { RecipientsModule } from './modules/recipients/recipients.module';
 import { RequestsModule } from './modules/requests/requests.module';
 import { SecretsModule } from './modules/secrets/secrets.module';
+import { SigningModule } from './modules/signing/signing.module';
 import { StorageModule } from './modules/storage/storage.module';
 import { WebController } from './modules/web/web.controller';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
@@ -55,6 +57,8 @@ export class AppModule {
         SecretsModule,
         AuditModule,
         RequestsModule,
+        SigningModule,
+        RecipientsModule,
       ],
       // WebController last: its routes are exact paths, but keep the API's first in the route table.
       controllers: [HealthController, WebController],

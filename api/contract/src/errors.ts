@@ -18,6 +18,12 @@ export const ErrorStatus = {
   TOO_MANY_ATTEMPTS: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
+  // A recipient call without a valid link token (missing, wrong, another party's, replaced by a resend).
+  INVALID_LINK: 401,
+  // A recipient action the request's state or rules do not allow (out of turn, not accepted, OTP not verified, method
+  // not allowed, already signed, request closed, location blocked). 400 because the signer app shows the hold-on page
+  // with the message on a 400 (spec section 8).
+  SIGNING_REFUSED: 400,
   // The upload is a well-formed request but its document cannot be used (damaged, password protected, signed).
   INVALID_DOCUMENT: 422,
 } as const;

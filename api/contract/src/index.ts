@@ -7,3 +7,4 @@ export * from './errors';
 export * from './requests';
 export * from './templates';
 export * from './webhooks';
+export * from './recipients';

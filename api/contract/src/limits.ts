@@ -8,6 +8,17 @@ export const Limits = {
   otpLength: 6,
   otpValiditySeconds: 600,
   otpMaxVerifyAttempts: 5,
+  /** A new OTP for the same party no sooner than this. */
+  otpResendSeconds: 30,
+  /** OTPs one party may request in an hour. */
+  otpMaxSendsPerHour: 5,
+  /** Signing attempts per party before 'Count Exceeded' (the Aadhaar hint: do not retry more than 3 times). */
+  maxSignAttempts: 3,
+  signatureImageMaxBytes: 1_048_576,
+  selfieMaxBytes: 1_048_576,
+  remarkMaxLength: 1000,
+  /** How long the link to the completed document in the completion message works. */
+  completedLinkDays: 30,
   videoRecordingMs: 4500,
   toastMs: 3000,
   templateWarningToastMs: 1500,

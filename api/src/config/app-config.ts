@@ -120,6 +120,15 @@ class EnvDto {
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
   SMS_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
+  SEAL_P12?: string;
+
+  @IsOptional()
+  @IsString()
+  SEAL_P12_PASSWORD?: string;
 }
 
 export interface AppConfig {
@@ -147,6 +156,11 @@ export interface AppConfig {
   mail: { smtpUrl: string | null; from: string };
   /** SMS through the HTTP gateway (POST JSON { to, text }) when url is set, else into the dev outbox. */
   sms: { url: string | null };
+  /**
+   * Seals: a PKCS#12 file (and its password) used for every organisation that has not imported its own; without it a
+   * development CA is generated at first need (stored in the database, its certificate written to $DATA_DIR/pki).
+   */
+  seal: { p12Path: string | null; p12Password: string };
 }
 
 export class ConfigError extends Error {
@@ -177,6 +191,8 @@ export const CONFIG_VARIABLES = [
   'SMTP_URL',
   'MAIL_FROM',
   'SMS_URL',
+  'SEAL_P12',
+  'SEAL_P12_PASSWORD',
 ] as const;
 
 /** Reads and validates the environment. Throws ConfigError naming every bad variable. */
@@ -243,6 +259,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
     },
     mail: { smtpUrl: dto.SMTP_URL ?? null, from: dto.MAIL_FROM ?? 'e-Sign <no-reply@localhost>' },
     sms: { url: dto.SMS_URL ?? null },
+    seal: {
+      p12Path: dto.SEAL_P12 ? resolve(env.INIT_CWD ?? cwd, dto.SEAL_P12) : null,
+      p12Password: env.SEAL_P12_PASSWORD ?? '',
+    },
   };
 }
 

@@ -5,9 +5,11 @@ import { AuditEventEntity } from '../modules/audit/audit-event.entity';
 import { JobEntity } from '../modules/jobs/job.entity';
 import { OutboxMessageEntity } from '../modules/notifications/outbox-message.entity';
 import { OrganisationEntity } from '../modules/organisations/organisation.entity';
+import { OtpEntity } from '../modules/recipients/otp.entity';
 import { PartyEntity } from '../modules/requests/party.entity';
 import { RequestEntity } from '../modules/requests/request.entity';
 import { AppSecretEntity } from '../modules/secrets/app-secret.entity';
+import { SealKeyEntity } from '../modules/signing/pki/seal-key.entity';
 import { TemplateEntity } from '../modules/templates/template.entity';
 import { WebhookDeliveryEntity } from '../modules/webhooks/webhook-delivery.entity';
 import { WebhookEntity } from '../modules/webhooks/webhook.entity';
@@ -27,4 +29,6 @@ export const ENTITIES = [
   WebhookEntity,
   WebhookDeliveryEntity,
   AppSecretEntity,
+  OtpEntity,
+  SealKeyEntity,
 ];

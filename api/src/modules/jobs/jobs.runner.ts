@@ -125,6 +125,12 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
     }
   }
 
+  /** Polls now rather than at the next interval: a caller just committed a job someone is waiting for. */
+  nudge(): void {
+    if (this.running && !this.ticking) this.wake(0);
+    else if (this.ticking) this.tickAgain = true;
+  }
+
   private async settle(ms: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));

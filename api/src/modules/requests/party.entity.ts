@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { PartyStatus, SignatureType } from '@esign/contract';
+import type { PartyStatus, SignatureKind, SignatureStyle, SignatureType, SigningMethodCode } from '@esign/contract';
 import {
   bigintNumber,
   CreatedAtColumn,
@@ -16,6 +16,16 @@ export interface PlacedBox {
   y: number;
   width: number;
   height: number;
+}
+
+/** Where the signer was when they posted their position, and what the organisation's policy made of it. */
+export interface PartyLocation {
+  latitude: number;
+  longitude: number;
+  /** Country name from the boundaries, null at sea or outside every boundary. */
+  country: string | null;
+  inIndia: boolean;
+  allowed: boolean;
 }
 
 /** One recipient of a request: a signer, or (observer) one who receives a copy. */
@@ -89,8 +99,71 @@ export class PartyEntity {
   @DateTimeColumn({ name: 'reminded_at', nullable: true })
   remindedAt!: Date | null;
 
+  /** When the signature was applied to the document (the party is then completed). */
   @DateTimeColumn({ name: 'signed_at', nullable: true })
   signedAt!: Date | null;
+
+  // The recipient's side (spec section 4): opened, accepted, OTP, signer details, the signature itself.
+  @DateTimeColumn({ name: 'opened_at', nullable: true })
+  openedAt!: Date | null;
+
+  @DateTimeColumn({ name: 'accepted_at', nullable: true })
+  acceptedAt!: Date | null;
+
+  @DateTimeColumn({ name: 'otp_verified_at', nullable: true })
+  otpVerifiedAt!: Date | null;
+
+  @DateTimeColumn({ name: 'rejected_at', nullable: true })
+  rejectedAt!: Date | null;
+
+  @Column({ name: 'reject_remark', type: 'varchar', length: 1000, nullable: true })
+  rejectRemark!: string | null;
+
+  /** The method chosen: 0 Aadhaar, 1 DSC, 2 e-Signature. */
+  @Column({ name: 'sign_method', type: 'int', nullable: true })
+  signMethod!: SigningMethodCode | null;
+
+  /** Signing attempts that failed (the failed page); at the limit, retry answers 'Count Exceeded'. */
+  @Column({ name: 'failed_attempts', type: 'int', default: 0 })
+  failedAttempts!: number;
+
+  @Column({ name: 'last_error_code', type: 'varchar', length: 32, nullable: true })
+  lastErrorCode!: string | null;
+
+  @Column({ name: 'last_error_message', type: 'varchar', length: 500, nullable: true })
+  lastErrorMessage!: string | null;
+
+  /** From the connection (behind TRUSTED_PROXIES, the forwarded client address), never from the page. */
+  @Column({ name: 'signer_ip', type: 'varchar', length: 64, nullable: true })
+  signerIp!: string | null;
+
+  @Column({ name: 'user_agent', type: 'varchar', length: 300, nullable: true })
+  userAgent!: string | null;
+
+  @JsonColumn({ name: 'geo', nullable: true })
+  geo!: PartyLocation | null;
+
+  /** The face capture (PNG or JPEG) in document storage. */
+  @Column({ name: 'selfie_key', type: 'varchar', length: 64, nullable: true })
+  selfieKey!: string | null;
+
+  /** The drawn or uploaded signature image in document storage; null for a typed name. */
+  @Column({ name: 'signature_key', type: 'varchar', length: 64, nullable: true })
+  signatureKey!: string | null;
+
+  @Column({ name: 'signature_kind', type: 'varchar', length: 16, nullable: true })
+  signatureKind!: SignatureKind | null;
+
+  @Column({ name: 'signature_style', type: 'varchar', length: 8, nullable: true })
+  signatureStyle!: SignatureStyle | null;
+
+  /** Set when the signer submits; the seal job applies it to the document, then the party is completed. */
+  @DateTimeColumn({ name: 'signature_submitted_at', nullable: true })
+  signatureSubmittedAt!: Date | null;
+
+  /** The certificate that made this party's PDF signature. */
+  @JsonColumn({ name: 'sign_certificate', nullable: true })
+  signCertificate!: { subject: string; issuer: string; serialNumber: string } | null;
 
   @CreatedAtColumn()
   createdAt!: Date;

@@ -94,6 +94,85 @@ export class RequestEvents {
     await this.webhooks.emit(manager, req.orgId, 'request.expired', requestData(req));
   }
 
+  /** The OTP by SMS to the phone and by e-mail (DESIGN.md section 3); the code itself is never logged. */
+  async otp(
+    manager: EntityManager,
+    org: OrganisationEntity,
+    req: RequestEntity,
+    party: PartyEntity,
+    code: string,
+  ): Promise<void> {
+    const message = Templates.otp({ orgName: org.name, partyName: party.name, filename: req.filename, code });
+    await this.send(manager, req, party, 'otp', message);
+  }
+
+  async opened(manager: EntityManager, req: RequestEntity, party: PartyEntity): Promise<void> {
+    await this.webhooks.emit(manager, req.orgId, 'party.opened', partyData(req, party));
+  }
+
+  async signed(manager: EntityManager, req: RequestEntity, party: PartyEntity): Promise<void> {
+    await this.webhooks.emit(manager, req.orgId, 'party.signed', {
+      ...partyData(req, party),
+      signedAt: party.signedAt?.toISOString() ?? null,
+    });
+  }
+
+  /** Everyone else who was invited hears of the rejection; the request is closed. */
+  async rejected(
+    manager: EntityManager,
+    org: OrganisationEntity,
+    req: RequestEntity,
+    party: PartyEntity,
+    others: PartyEntity[],
+  ): Promise<void> {
+    for (const p of others) {
+      const message = Templates.rejected({
+        orgName: org.name,
+        partyName: p.name,
+        filename: req.filename,
+        rejectedBy: party.name,
+        remark: party.rejectRemark,
+      });
+      await this.send(manager, req, p, 'rejected', message);
+    }
+    await this.webhooks.emit(manager, req.orgId, 'party.rejected', { ...partyData(req, party), remark: party.rejectRemark });
+    await this.webhooks.emit(manager, req.orgId, 'request.rejected', requestData(req));
+  }
+
+  async failed(
+    manager: EntityManager,
+    org: OrganisationEntity,
+    req: RequestEntity,
+    party: PartyEntity,
+    reason: string,
+    sendEmail: boolean,
+  ): Promise<void> {
+    if (sendEmail) {
+      const message = Templates.failed({ orgName: org.name, partyName: party.name, filename: req.filename, reason });
+      await this.notifications.queueBuilt(
+        manager,
+        { orgId: req.orgId, refId: req.refId, partyOrder: party.order, kind: 'failed', email: party.email },
+        message,
+      );
+    }
+    await this.webhooks.emit(manager, req.orgId, 'party.failed', { ...partyData(req, party), reason });
+  }
+
+  /** Every party (signers and copy-receivers) gets the completed document's link. */
+  async completed(
+    manager: EntityManager,
+    org: OrganisationEntity,
+    req: RequestEntity,
+    parties: PartyEntity[],
+    downloadUrl: string,
+  ): Promise<void> {
+    for (const p of parties) {
+      const message = Templates.completed({ orgName: org.name, partyName: p.name, filename: req.filename, downloadUrl });
+      await this.send(manager, req, p, 'completed', message);
+    }
+    await this.webhooks.emit(manager, req.orgId, 'request.completed', requestData(req));
+  }
+
   async deleted(manager: EntityManager, req: RequestEntity): Promise<void> {
     await this.webhooks.emit(manager, req.orgId, 'request.deleted', requestData(req));
   }
@@ -127,7 +206,7 @@ export class RequestEvents {
     manager: EntityManager,
     req: RequestEntity,
     party: PartyEntity,
-    kind: 'invitation' | 'reminder' | 'expired',
+    kind: 'invitation' | 'reminder' | 'expired' | 'otp' | 'rejected' | 'completed',
     message: { subject: string; text: string; html: string; sms: string },
   ): Promise<void> {
     const base = { orgId: req.orgId, refId: req.refId, partyOrder: party.order, kind };

@@ -90,6 +90,13 @@ export class RequestEntity {
   @Column({ name: 'signed_file_key', type: 'varchar', length: 64, nullable: true })
   signedFileKey!: string | null;
 
+  /** The last failure of the seal job (applying signatures, the certificate of completion, the final seal). */
+  @Column({ name: 'seal_error', type: 'varchar', length: 500, nullable: true })
+  sealError!: string | null;
+
+  @DateTimeColumn({ name: 'seal_failed_at', nullable: true })
+  sealFailedAt!: Date | null;
+
   /** Deleted from the console's lists (a draft, or a request that was cancelled by deleting it). */
   @DateTimeColumn({ name: 'deleted_at', nullable: true })
   deletedAt!: Date | null;

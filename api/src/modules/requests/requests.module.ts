@@ -18,7 +18,7 @@ type JobPayload = { orgId: string; refId: number };
   imports: [JobsModule, NotificationsModule, WebhooksModule, TemplatesModule],
   providers: [RequestsService, RequestListsService, RequestEvents, TemplateUploads],
   controllers: [V1RequestsController, RestRequestsController, DocumentsController],
-  exports: [RequestsService, RequestListsService],
+  exports: [RequestsService, RequestListsService, RequestEvents],
 })
 export class RequestsModule implements OnModuleInit {
   constructor(

@@ -49,6 +49,33 @@ export function lockFor(manager: EntityManager): { lock?: { mode: 'pessimistic_w
 
 const MIN_RESEND_SECONDS = 60;
 
+/** A party's recipient-side state before anything happened on its link (new requests and duplicates). */
+export const FRESH_RECIPIENT_STATE = {
+  tokenHash: null,
+  tokenNonce: null,
+  invitedAt: null,
+  remindedAt: null,
+  signedAt: null,
+  openedAt: null,
+  acceptedAt: null,
+  otpVerifiedAt: null,
+  rejectedAt: null,
+  rejectRemark: null,
+  signMethod: null,
+  failedAttempts: 0,
+  lastErrorCode: null,
+  lastErrorMessage: null,
+  signerIp: null,
+  userAgent: null,
+  geo: null,
+  selfieKey: null,
+  signatureKey: null,
+  signatureKind: null,
+  signatureStyle: null,
+  signatureSubmittedAt: null,
+  signCertificate: null,
+} satisfies Partial<PartyEntity>;
+
 /**
  * The staff side of a request's life: upload (a draft with parties SAVED), save placements, process (submit and
  * invite), duplicate, delete (cancel), resend. Every change runs in one transaction with its audit events, the jobs
@@ -117,6 +144,8 @@ export class RequestsService {
         expiresAt: null,
         completedAt: null,
         signedFileKey: null,
+        sealError: null,
+        sealFailedAt: null,
         deletedAt: null,
         createdAt: now,
         updatedAt: now,
@@ -136,16 +165,12 @@ export class RequestsService {
           observer: r.observer,
           signatureType: r.signatureType,
           status: 'saved',
-          tokenHash: null,
-          tokenNonce: null,
+          ...FRESH_RECIPIENT_STATE,
           pageNo: fromTemplate?.pageNo ?? null,
           applyAll: false,
           rectangle: null,
           dragCoord: null,
           boxes: fromTemplate?.boxes ?? null,
-          invitedAt: null,
-          remindedAt: null,
-          signedAt: null,
           createdAt: now,
           updatedAt: now,
         });
@@ -409,6 +434,8 @@ export class RequestsService {
         expiresAt: null,
         completedAt: null,
         signedFileKey: null,
+        sealError: null,
+        sealFailedAt: null,
         deletedAt: null,
         createdAt: now,
         updatedAt: now,
@@ -422,11 +449,7 @@ export class RequestsService {
             id: randomUUID(),
             refId: newRefId,
             status: 'saved',
-            tokenHash: null,
-            tokenNonce: null,
-            invitedAt: null,
-            remindedAt: null,
-            signedAt: null,
+            ...FRESH_RECIPIENT_STATE,
             createdAt: now,
             updatedAt: now,
           }),
@@ -458,8 +481,9 @@ export class RequestsService {
         const parties = await this.parties(manager, req.refId);
         for (const p of parties) {
           if (p.status === 'completed' || p.status === 'rejected') continue;
+          // The link stays known so the signer page can say 'Your eSign request has been cancelled.'; the request's
+          // status refuses every action and the reference call shows no document or personal data.
           p.status = 'cancelled';
-          p.tokenHash = null;
           p.updatedAt = now;
           await manager.save(PartyEntity, p);
         }
@@ -567,8 +591,8 @@ export class RequestsService {
       for (const p of parties) {
         if (p.status === 'completed' || p.status === 'rejected') continue;
         if (!p.observer && p.status !== 'waiting') pending.push(p);
+        // As for cancelling: the link only shows 'The signature request has expired.' from now on.
         p.status = 'expired';
-        p.tokenHash = null;
         p.updatedAt = now;
         await manager.save(PartyEntity, p);
       }

@@ -43,8 +43,14 @@ export class LinksService {
     return `${this.config.publicUrl}/esign/${encodeURIComponent(orgId)}/${refId}/${order}?token=${token}`;
   }
 
-  async documentUrl(orgId: string, refId: number | string, kind: DocumentKind): Promise<string> {
-    const exp = Math.floor(this.clock.now().getTime() / 1000) + DOCUMENT_LINK_SECONDS;
+  /** `seconds`: how long the link works (12 h for the console; longer for the completion message). */
+  async documentUrl(
+    orgId: string,
+    refId: number | string,
+    kind: DocumentKind,
+    seconds = DOCUMENT_LINK_SECONDS,
+  ): Promise<string> {
+    const exp = Math.floor(this.clock.now().getTime() / 1000) + seconds;
     const sig = await this.documentSignature(orgId, refId, kind, exp);
     return `${this.config.publicUrl}/docs/files/${encodeURIComponent(orgId)}/${refId}/${kind}.pdf?exp=${exp}&sig=${sig}`;
   }

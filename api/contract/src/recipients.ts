@@ -1,0 +1,200 @@
+/**
+ * The recipient side of the /v1 contract (spec sections 3, 4 and 7): what the signer app sends and reads, and the
+ * API's own texts for it in the specification's style. Every call carries the party's link token in `x-sign-token`
+ * (or `?token=`).
+ */
+import type { PartyStatus, RequestStatus, SigningMethodCode } from './status';
+
+export const RecipientMessages = {
+  invalidLink: 'This signing link is not valid. Please open the latest link sent to you.',
+  notYourTurn: 'It is not your turn to sign yet. You will receive an e-mail when it is.',
+  alreadySigned: 'You have already signed this document.',
+  acceptFirst: 'Please accept the document before signing.',
+  otpFirst: 'Please verify the OTP sent to you before signing.',
+  methodNotAllowed: 'This signing method is not allowed for this document.',
+  methodInvalid: 'Please select a signing method: 0 (Aadhaar), 1 (DSC) or 2 (e-Signature).',
+  gatewayUnavailable: 'This signing method is not available yet. Please choose another one.',
+  requestCompleted: 'This document has already been signed by every party.',
+  requestRejected: 'This document has been rejected and can no longer be signed.',
+  requestExpired: 'The signature request has expired.',
+  requestCancelled: 'Your eSign request has been cancelled.',
+  notASigner: 'You receive a copy of this document; there is nothing to sign.',
+  remarkRequired: 'Please provide a remark to Reject this document.',
+  remarkTooLong: 'The remark can be at most 1000 characters.',
+  rejected: 'You have rejected the agreement',
+  otpNotRequested: 'Please request an OTP first.',
+  otpResendWait: 'Please wait {seconds} seconds before requesting a new OTP.',
+  otpTooManySends: 'Too many OTPs were requested. Please try again in an hour.',
+  otpTooManyAttempts: 'Too many wrong OTPs. Please request a new OTP.',
+  otpFormat: 'The OTP is 6 digits.',
+  otpNotNeeded: 'No OTP is needed for this document.',
+  detailsInvalid: 'The signer details are not valid: {reason}.',
+  statusInvalid: "status must be 'opened' or 'signing'.",
+  locationInvalid: 'latitude must be a number from -90 to 90 and longitude one from -180 to 180.',
+  locationNeeded: 'Please allow access to your location from setting and refresh screen.',
+  locationBlocked: 'eSign is not allowed from your current location ({country}). Please contact the sender of the document.',
+  faceNeeded: 'Please capture your face before signing.',
+  selfieInvalid: 'The face capture must be a PNG or JPEG image of at most 1 MB.',
+  signatureTooLarge: 'The signature image must be smaller than 1MB.',
+  signatureKindInvalid: "The signature must be 'drawn', 'typed' or 'uploaded'.",
+  signatureStyleInvalid: "The typed signature style must be 'normal' or 'italic'.",
+  nothingToRetry: 'There is no failed attempt to retry.',
+  retryFirst: 'Your last signing attempt failed. Please use Retry Signing first.',
+  retryAllowed: 'success',
+  failureRecorded: 'Failure recorded',
+  sealPending: 'Your signature is being applied to the document.',
+  sealFailed: 'Applying the signatures to the document failed; it is being retried.',
+  signed: 'success',
+  detailsSaved: 'success',
+} as const;
+
+/** Where a signer's image comes from on the signature pad (spec: drawing, typed name, uploaded image). */
+export const SIGNATURE_KINDS = ['drawn', 'typed', 'uploaded'] as const;
+export type SignatureKind = (typeof SIGNATURE_KINDS)[number];
+export const SIGNATURE_STYLES = ['normal', 'italic'] as const;
+export type SignatureStyle = (typeof SIGNATURE_STYLES)[number];
+
+/** The specification's original_signature_type values (section 3): the staff's type, 'Dual' written 'dual'. */
+export type OriginalSignatureType = 'Aadhaar' | 'DSC' | 'e-Signature' | 'dual' | 'All';
+
+/** esignStatus (spec section 2, status pages): set once the party can no longer act on the link. */
+export type EsignStatus = 'completed' | 'signing' | 'expired' | 'rejected' | 'cancelled';
+
+/** 'true' / 'false' as the specification's flags are strings. */
+export type FlagText = 'true' | 'false';
+
+/** The signing request as the recipient sees it (spec section 3, "Signing request (recipient side)"). */
+export interface SigningRequest {
+  name: string;
+  email: string;
+  phoneNumber: string;
+  /** The document as it stands (earlier signers' stamps included); null until the OTP is verified when required. */
+  uploadUrl: string | null;
+  /** The party's status. */
+  status: PartyStatus;
+  request_status: RequestStatus;
+  otpRequired: boolean;
+  /** Whether the party has proved who they are for this link (OTP verified, or no OTP needed). */
+  auth: boolean;
+  auth_type: 'otp' | 'link';
+  refId: number;
+  refIds: number[];
+  /** The party's signing id: /success, /failed and the signing calls name it. */
+  requestId: string;
+  orgId: string;
+  orderNo: number;
+  live_video: FlagText;
+  live_video_threshold: number;
+  face_capture: FlagText;
+  location_capture: FlagText;
+  aadhaar_face_capture: FlagText;
+  esignature_face_capture: FlagText;
+  /** The request asks for OTP verification. */
+  otp_verification: FlagText;
+  /** OTP verification is still to be done by this party. */
+  otpVerificationRequired: FlagText;
+  /** The method chosen (0 Aadhaar, 1 DSC, 2 e-Signature), null before the choice. */
+  signature_type: SigningMethodCode | null;
+  original_signature_type: OriginalSignatureType | null;
+  /** Method codes this party may use (spec section 4, step 4). */
+  signing_methods: SigningMethodCode[];
+  accepted: boolean;
+  esignStatus: EsignStatus | null;
+  esignedDate: string | null;
+  updated_timestamp: string;
+  timestamp: string | null;
+  total_pages: number;
+  rectangle: string | null;
+  /** A location restriction's remark (spec: shown as the page content). */
+  remark: string | null;
+  /** Applying the signature to the document failed and is being retried. */
+  seal_error: string | null;
+  dsc_download_url: string | null;
+  return_url: string | null;
+}
+
+export interface ReferenceResponse {
+  code: 200;
+  request: SigningRequest;
+  total_pages: number;
+}
+
+export interface SendOtpResponse {
+  code: 200;
+  message: string;
+  /** The OTP's id: POST /v1/verifyotp/{userId}. */
+  userId: string;
+  /** Seconds before another OTP can be requested. */
+  resend_after: number;
+  expires_in: number;
+}
+
+export interface VerifyOtpResponse {
+  code: 200;
+  verify: boolean;
+  expired: boolean;
+  message: string;
+  attempts_left: number;
+}
+
+export interface SignerDetailsInput {
+  IP?: string;
+  geoLocation?: { lat?: number | string; long?: number | string } | null;
+  userAgent?: { OS?: string; Browser?: string } | string | null;
+  status?: 'opened' | 'signing';
+  /** A data URL (PNG or JPEG) from the webcam. */
+  selfie?: string | null;
+}
+
+export interface LocationResponse {
+  code: 200;
+  allow_signing_from_india: boolean;
+  remark: string | null;
+  country: string | null;
+  in_india: boolean;
+}
+
+export interface InitResponse {
+  code: 200;
+  message: string;
+  requestId: string;
+  method: SigningMethodCode;
+  name: string;
+}
+
+export interface SigningStatusResponse {
+  code: 200;
+  status: PartyStatus;
+  request_status: RequestStatus;
+  esignStatus: EsignStatus | null;
+  signed: boolean;
+  seal_error: string | null;
+}
+
+export interface ReturnUrlResponse {
+  code: 200;
+  message: string;
+  return_url: string | null;
+  download_url?: string | null;
+}
+
+export interface FailedResponse {
+  code: 200;
+  message: string;
+  errorCode: string;
+  errorMessage: string;
+  requestId: string;
+  refId: number;
+  signatureType: SigningMethodCode | null;
+  order: number;
+  return_url: string | null;
+  attempts_left: number;
+}
+
+export interface RetryResponse {
+  code: 200;
+  message: string;
+  order: number;
+  requestId: string;
+  attempt: number;
+}

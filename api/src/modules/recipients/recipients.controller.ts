@@ -1,0 +1,147 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { SignerDetailsInput } from '@esign/contract';
+import type { Request } from 'express';
+import { uploadedFile } from '../requests/v1-requests.controller';
+import { OtpService } from './otp.service';
+import { RecipientsService } from './recipients.service';
+import { Signer, SignerRoute, type SignerContext } from './signer-link.guard';
+
+const ipOf = (req: Request): string | null => req.ip ?? req.socket.remoteAddress ?? null;
+
+/**
+ * The recipient calls of the specification (section 7). Each needs the party's link token; the organisation, Ref ID,
+ * order and request id in the path must be the token's party's (SignerLinkGuard).
+ */
+@ApiTags('v1 recipient')
+@Controller('v1')
+export class RecipientsController {
+  constructor(
+    private readonly recipients: RecipientsService,
+    private readonly otp: OtpService,
+  ) {}
+
+  @SignerRoute()
+  @ApiOperation({ summary: 'The signing request as the recipient sees it, and the total pages.' })
+  @Get('reference/:orgId/:refId/:orderNo')
+  reference(@Signer() signer: SignerContext) {
+    return this.recipients.reference(signer);
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: 'Send an OTP to the party by SMS and e-mail; answers its id as userId.' })
+  @Get('sendotp/:orgId/:refId/:order')
+  sendOtp(@Signer() signer: SignerContext, @Req() req: Request) {
+    return this.otp.send(signer, ipOf(req));
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: 'Verify an OTP: { otp } → { code, verify, expired }.' })
+  @Post('verifyotp/:userId')
+  @HttpCode(200)
+  verifyOtp(
+    @Signer() signer: SignerContext,
+    @Param('userId') userId: string,
+    @Body() body: { otp?: unknown },
+    @Req() req: Request,
+  ) {
+    return this.otp.verify(signer, userId, body?.otp, ipOf(req));
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: 'Signer details: status opened or signing (accepted), device, position, face capture.' })
+  @Post('signer_details/:orgId/:refId/:orderNo')
+  @HttpCode(200)
+  signerDetails(@Signer() signer: SignerContext, @Body() body: SignerDetailsInput, @Req() req: Request) {
+    return this.recipients.signerDetails(signer, body ?? {}, ipOf(req), req.headers['user-agent']);
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: "Whether the organisation asks for the signer's location." })
+  @Get('location_required/:orgId')
+  locationRequired(@Signer() signer: SignerContext) {
+    return this.recipients.locationRequired(signer);
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: 'Decide whether the signer may sign from their position: { latitude, longitude, orgId }.' })
+  @Post('get_location')
+  @HttpCode(200)
+  getLocation(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
+    return this.recipients.getLocation(signer, body ?? {}, ipOf(req));
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: "The organisation's live video setting and threshold." })
+  @Get('video_org_status/:orgId')
+  videoOrgStatus(@Signer() signer: SignerContext) {
+    return this.recipients.videoOrgStatus(signer);
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: 'Start signing with a method (?method=0 Aadhaar, 1 DSC, 2 e-Signature).' })
+  @Get('init/:orgId/:requestId')
+  init(@Signer() signer: SignerContext, @Query('method') method: unknown, @Req() req: Request) {
+    return this.recipients.init(signer, method, ipOf(req));
+  }
+
+  @SignerRoute()
+  @ApiOperation({
+    summary:
+      'Submit the electronic signature: file (multipart PNG/JPEG, or a data: URL), kind drawn|typed|uploaded, style normal|italic.',
+  })
+  @ApiConsumes('multipart/form-data', 'application/json')
+  @Post('esignature/:orgId/:requestId')
+  @HttpCode(200)
+  esignature(@Signer() signer: SignerContext, @Req() req: Request) {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const file = uploadedFile(req);
+    return this.recipients.esignature(
+      signer,
+      {
+        kind: body.kind,
+        style: body.style,
+        file: file ? { bytes: file.bytes, filename: file.filename || null } : null,
+        dataUrl: typeof body.file === 'string' ? body.file : undefined,
+      },
+      ipOf(req),
+    );
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: "The party's signing status (polled every second)." })
+  @Get('request/:orgId/:requestId')
+  status(@Signer() signer: SignerContext) {
+    return this.recipients.status(signer);
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: 'Reject the document with a remark (required).' })
+  @Post('esign/reject/:orgId/:refId/:orderNo')
+  @HttpCode(200)
+  reject(@Signer() signer: SignerContext, @Body() body: { remark?: unknown }, @Req() req: Request) {
+    return this.recipients.reject(signer, body?.remark, ipOf(req));
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: "Where to go after signing (return_url) and the signed document's link." })
+  @Get('download/:orgId/:requestId')
+  download(@Signer() signer: SignerContext) {
+    return this.recipients.download(signer);
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: 'Record a failed signing attempt: { send_email, errorCode, errorMessage }.' })
+  @Post('failed/:orgId/:requestId')
+  @HttpCode(200)
+  failed(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
+    return this.recipients.failed(signer, body ?? {}, ipOf(req));
+  }
+
+  @SignerRoute()
+  @ApiOperation({ summary: "Another signing attempt, or 'Count Exceeded'." })
+  @Get('retry/:orgId/:requestId')
+  retry(@Signer() signer: SignerContext, @Req() req: Request) {
+    return this.recipients.retry(signer, ipOf(req));
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { IdentityModule } from '../identity/identity.module';
+import { JobsModule } from '../jobs/jobs.module';
+import { RequestsModule } from '../requests/requests.module';
+import { SigningModule } from '../signing/signing.module';
+import { OtpService } from './otp.service';
+import { RecipientsController } from './recipients.controller';
+import { RecipientsService } from './recipients.service';
+import { SignerLinkGuard } from './signer-link.guard';
+
+/** The recipient side of the /v1 contract: calls authorised by the party's link token. */
+@Module({
+  imports: [RequestsModule, SigningModule, IdentityModule, JobsModule],
+  providers: [RecipientsService, OtpService, SignerLinkGuard],
+  controllers: [RecipientsController],
+})
+export class RecipientsModule {}

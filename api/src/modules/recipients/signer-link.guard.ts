@@ -1,0 +1,93 @@
+import {
+  applyDecorators,
+  createParamDecorator,
+  Injectable,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Headers, RecipientMessages } from '@esign/contract';
+import type { Request } from 'express';
+import { DataSource } from 'typeorm';
+import { AppError } from '../../common/app-error';
+import { Public } from '../../common/auth/auth-context';
+import { LinksService } from '../secrets/links.service';
+import { PartyEntity } from '../requests/party.entity';
+import { RequestEntity } from '../requests/request.entity';
+
+/** The party a recipient call is for, resolved from its link token. */
+export interface SignerContext {
+  party: PartyEntity;
+  request: RequestEntity;
+}
+type SignerRequest = Request & { signer?: SignerContext };
+
+const TOKEN = /^[A-Za-z0-9_-]{20,128}$/;
+
+/** Path, query and body names that must all name the token's own party when present. */
+const BINDINGS: Array<[names: string[], matches: (ctx: SignerContext, value: string) => boolean]> = [
+  [['orgId', 'org_id', 'client_orgId'], (c, v) => v === c.party.orgId],
+  [['refId', 'refID'], (c, v) => v === String(c.party.refId)],
+  [['order', 'orderNo'], (c, v) => v === String(c.party.order)],
+  [['requestId'], (c, v) => v === c.party.id],
+];
+
+export function linkToken(req: Request): string | null {
+  const header = req.headers[Headers.signToken];
+  const value = (Array.isArray(header) ? header[0] : header) ?? req.query.token;
+  return typeof value === 'string' && TOKEN.test(value) ? value : null;
+}
+
+/**
+ * Every recipient call needs the party's link token (x-sign-token header or ?token=): its SHA-256 finds the party, and
+ * every organisation, Ref ID, order or request id the call names must be that party's. Anything else is 401 with one
+ * message, so a caller learns nothing about which part was wrong.
+ */
+@Injectable()
+export class SignerLinkGuard implements CanActivate {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly links: LinksService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<SignerRequest>();
+    const token = linkToken(req);
+    const invalid = new AppError('INVALID_LINK', RecipientMessages.invalidLink);
+    if (!token) throw invalid;
+    const party = await this.db.manager.findOneBy(PartyEntity, { tokenHash: this.links.tokenHash(token) });
+    const request = party && (await this.db.manager.findOneBy(RequestEntity, { refId: party.refId }));
+    if (!party || !request || request.orgId !== party.orgId) throw invalid;
+    const ctx = { party, request };
+    const sources = [req.params, req.query, req.body && typeof req.body === 'object' ? req.body : {}] as Record<
+      string,
+      unknown
+    >[];
+    for (const [names, matches] of BINDINGS) {
+      for (const source of sources) {
+        for (const name of names) {
+          const value = source[name];
+          if (value !== undefined && !matches(ctx, String(value))) throw invalid;
+        }
+      }
+    }
+    req.signer = ctx;
+    return true;
+  }
+}
+
+/** A recipient route: no organisation apikey, the party's link token instead. */
+export const SignerRoute = () =>
+  applyDecorators(
+    Public(),
+    UseGuards(SignerLinkGuard),
+    ApiHeader({ name: Headers.signToken, description: "The party's link token (or ?token=)", required: true }),
+  );
+
+export const Signer = createParamDecorator((_data: unknown, ctx: ExecutionContext): SignerContext => {
+  const req = ctx.switchToHttp().getRequest<SignerRequest>();
+  if (!req.signer) throw new Error('Signer() used outside a SignerRoute');
+  return req.signer;
+});

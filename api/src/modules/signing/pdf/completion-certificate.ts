@@ -1,0 +1,757 @@
+import { crc32, deflateSync, inflateSync } from 'node:zlib';
+import { ops, PdfString, type EmbeddedFont, type PDF, type PDFImage, type PDFPage } from '@libpdf/core';
+import { dejaVuFont } from './fonts';
+
+export interface CertificateParty {
+  order: number;
+  name: string;
+  email: string;
+  phoneNumber: string;
+  role: 'Signer' | 'Receives a copy';
+  /** e.g. completed */
+  status: string;
+  /** e.g. 'e-Signature (drawn)', 'e-Signature (typed, italic)', 'Aadhaar eSign', 'DSC' */
+  method: string | null;
+  invitedAt: Date | null;
+  openedAt: Date | null;
+  acceptedAt: Date | null;
+  signedAt: Date | null;
+  ip: string | null;
+  /** e.g. 'Chrome 120 on Windows 10' */
+  userAgent: string | null;
+  location: { latitude: number; longitude: number; country: string | null } | null;
+  /** null: no OTP was required or used. */
+  otpVerifiedAt: Date | null;
+  /** thumbnail: JPEG or PNG bytes of the selfie. */
+  face: { checked: boolean; thumbnail: Uint8Array | null } | null;
+  liveness: { score: number; threshold: number; passed: boolean } | null;
+  /** The signing certificate. */
+  certificate: { subject: string; issuer: string; serialNumber: string } | null;
+}
+
+export interface CertificateEvent {
+  at: Date;
+  type: string;
+  actor: string;
+  ip: string | null;
+  detail: string | null;
+  hash: string;
+}
+
+export interface CompletionCertificateInput {
+  organisation: string;
+  filename: string;
+  refId: number;
+  totalPages: number;
+  /** SHA-256 (hex) of the uploaded document. */
+  originalSha256: string;
+  /** SHA-256 (hex) of the signed document before the certificate pages were appended. */
+  signedSha256: string;
+  submittedAt: Date;
+  completedAt: Date;
+  parties: CertificateParty[];
+  /** The audit trail, in order. */
+  events: CertificateEvent[];
+  chainIntact: boolean;
+  lastHash: string;
+}
+
+/**
+ * Appends the certificate of completion (A4 portrait pages) to `pdf` and answers how many pages were added.
+ *
+ * Save with `subsetFonts: true`: @libpdf/core otherwise embeds the whole of both DejaVu fonts (about 1.4 MB).
+ */
+export function appendCompletionCertificate(pdf: PDF, input: CompletionCertificateInput): number {
+  const layout = new Layout(pdf, input);
+  layout.title();
+  layout.documentCard();
+  layout.parties();
+  layout.auditTrail();
+  return layout.finish();
+}
+
+/** '22 Nov 2026, 14:35:07 IST'. The month names are ours: ICU's short English names change between versions ('Sept'). */
+export function formatIst(date: Date): string {
+  const part: Record<string, string> = {};
+  for (const { type, value } of IST.formatToParts(date)) part[type] = value;
+  return `${part.day} ${MONTHS[Number(part.month) - 1]} ${part.year}, ${part.hour}:${part.minute}:${part.second} IST`;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const IST = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Asia/Kolkata',
+  year: 'numeric',
+  month: 'numeric',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
+
+const PAGE_WIDTH = 595.28;
+const PAGE_HEIGHT = 841.89;
+const MARGIN = 40;
+const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN;
+const CONTENT_TOP = PAGE_HEIGHT - MARGIN;
+const CONTENT_BOTTOM = 50;
+
+type Colour = readonly [number, number, number];
+const INK: Colour = [0.13, 0.13, 0.13];
+const MUTED: Colour = [0.4, 0.4, 0.4];
+const ACCENT: Colour = [0x6a / 255, 0x1b / 255, 0x9a / 255];
+const ACCENT_TINT: Colour = [0xf3 / 255, 0xe5 / 255, 0xf5 / 255];
+const RULE: Colour = [0.85, 0.85, 0.85];
+const ZEBRA: Colour = [0.975, 0.975, 0.975];
+const ALERT: Colour = [0.72, 0.11, 0.11];
+const WHITE: Colour = [1, 1, 1];
+
+/** Selfies are drawn in a 64 pt square; PNGs larger than twice that are scaled down before they are embedded. */
+const THUMBNAIL_POINTS = 64;
+const THUMBNAIL_PIXELS = 2 * THUMBNAIL_POINTS;
+
+interface Style {
+  font: EmbeddedFont;
+  size: number;
+  colour: Colour;
+}
+
+/** Wrapped lines of one text, ready to draw. */
+interface TextBlock {
+  lines: string[];
+  style: Style;
+  height: number;
+}
+
+interface Thumbnail {
+  image: PDFImage;
+  width: number;
+  height: number;
+}
+
+/** One label/value row of a card; the value may carry the selfie under its text. */
+interface Row {
+  label: TextBlock;
+  value: TextBlock;
+  thumbnail?: Thumbnail;
+  height: number;
+}
+
+interface RowOptions {
+  style?: Style;
+  /** Shown, muted, when the value is null. */
+  missing?: string;
+  maxLines?: number;
+  thumbnail?: Thumbnail;
+}
+
+interface Paint {
+  fill?: Colour;
+  stroke?: Colour;
+  lineWidth?: number;
+  radius?: number;
+}
+
+const lineHeight = (style: Style) => style.size * 1.35;
+
+/** The baseline of a line whose box starts at `top`, with the capitals centred in the box. */
+const baseline = (top: number, style: Style) => top - lineHeight(style) / 2 - style.size * 0.36;
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * The text as one line the font can draw. @libpdf/core does not throw on characters the font lacks: it writes glyph 0
+ * (an empty box) and maps it back to whichever of those characters it met first, so copied text comes out wrong.
+ * Each user-perceived character the font cannot draw becomes '?' instead.
+ */
+function printable(text: string, font: EmbeddedFont): string {
+  const flat = text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+  if (font.canEncode(flat)) return flat;
+  let out = '';
+  for (const { segment } of graphemes.segment(flat)) {
+    if (font.canEncode(segment)) out += segment;
+    else if (!/^\p{Cf}+$/u.test(segment)) out += '?';
+  }
+  return out;
+}
+
+/** Characters after which an over-long word (a hash, an address, a user agent) is preferably broken. */
+const BREAK_AFTER = new Set(['/', '.', '-', '_', '@', ',', ';', ':', '=', '&', '?', ')']);
+
+/** Breaks the text into lines no wider than `width`; past `maxLines` the last line ends with an ellipsis. */
+function wrap(text: string, style: Style, width: number, maxLines: number): string[] {
+  const measure = (s: string) => style.font.widthOfTextAtSize(s, style.size);
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const candidate = line ? `${line} ${word}` : word;
+    if (measure(candidate) <= width) {
+      line = candidate;
+      continue;
+    }
+    if (line) lines.push(line);
+    line = word;
+    while (measure(line) > width) {
+      const [head, rest] = breakWord(line, width, measure);
+      lines.push(head);
+      line = rest;
+    }
+  }
+  if (line || lines.length === 0) lines.push(line);
+  if (lines.length <= maxLines) return lines;
+  const kept = lines.slice(0, maxLines);
+  const last = [...graphemes.segment(kept[maxLines - 1])].map((s) => s.segment);
+  while (last.length > 0 && measure(`${last.join('')}…`) > width) last.pop();
+  kept[maxLines - 1] = `${last.join('')}…`;
+  return kept;
+}
+
+/** The longest head of `word` that fits, cut after a separator when one falls in its second half. */
+function breakWord(word: string, width: number, measure: (s: string) => number): [string, string] {
+  const pieces = [...graphemes.segment(word)].map((s) => s.segment);
+  let fit = 0;
+  let head = '';
+  while (fit < pieces.length && measure(head + pieces[fit]) <= width) head += pieces[fit++];
+  fit = Math.max(fit, 1);
+  for (let i = fit - 1; i >= fit / 2; i--) {
+    if (BREAK_AFTER.has(pieces[i]) && i + 1 < pieces.length) {
+      fit = i + 1;
+      break;
+    }
+  }
+  return [pieces.slice(0, fit).join(''), pieces.slice(fit).join('')];
+}
+
+type Operator = ReturnType<typeof ops.fill>;
+
+/**
+ * One certificate page. Its drawing is collected and written as one content stream at the end: each of
+ * PDFPage's draw* calls adds a content stream object of its own (a page of the audit trail would hold hundreds).
+ */
+class Sheet {
+  readonly operators: Operator[] = [];
+  private readonly fontNames = new Map<EmbeddedFont, string>();
+
+  constructor(readonly page: PDFPage) {}
+
+  text(text: string, x: number, y: number, style: Style): void {
+    if (!text) return;
+    let name = this.fontNames.get(style.font);
+    if (!name) {
+      name = this.page.registerFont(style.font);
+      this.fontNames.set(style.font, name);
+    }
+    // encodeTextToGids is what drawText uses: it also records the glyphs for subsetting and the ToUnicode map.
+    const gids = style.font.encodeTextToGids(text);
+    const bytes = new Uint8Array(gids.length * 2);
+    gids.forEach((gid, i) => {
+      bytes[2 * i] = gid >> 8;
+      bytes[2 * i + 1] = gid & 0xff;
+    });
+    this.operators.push(
+      ops.beginText(),
+      ops.setFont(name, style.size),
+      ops.setNonStrokingRGB(...style.colour),
+      ops.setTextMatrix(1, 0, 0, 1, round(x), round(y)),
+      ops.showText(PdfString.fromBytes(bytes)),
+      ops.endText(),
+    );
+  }
+
+  box(x: number, y: number, width: number, height: number, paint: Paint): void {
+    const operators: Operator[] = [ops.pushGraphicsState()];
+    if (paint.fill) operators.push(ops.setNonStrokingRGB(...paint.fill));
+    if (paint.stroke) operators.push(ops.setStrokingRGB(...paint.stroke), ops.setLineWidth(paint.lineWidth ?? 0.75));
+    const [x0, y0, x1, y1] = [x, y, x + width, y + height].map(round);
+    const r = Math.min(paint.radius ?? 0, width / 2, height / 2);
+    if (r > 0) {
+      // Quarter circles as Bézier curves: the control points sit 0.5523 r from the corners' ends.
+      const k = r * 0.5523;
+      operators.push(
+        ops.moveTo(x0 + r, y0),
+        ops.lineTo(x1 - r, y0),
+        ops.curveTo(x1 - r + k, y0, x1, y0 + r - k, x1, y0 + r),
+        ops.lineTo(x1, y1 - r),
+        ops.curveTo(x1, y1 - r + k, x1 - r + k, y1, x1 - r, y1),
+        ops.lineTo(x0 + r, y1),
+        ops.curveTo(x0 + r - k, y1, x0, y1 - r + k, x0, y1 - r),
+        ops.lineTo(x0, y0 + r),
+        ops.curveTo(x0, y0 + r - k, x0 + r - k, y0, x0 + r, y0),
+        ops.closePath(),
+      );
+    } else {
+      operators.push(ops.rectangle(x0, y0, x1 - x0, y1 - y0));
+    }
+    operators.push(paint.fill && paint.stroke ? ops.fillAndStroke() : paint.fill ? ops.fill() : ops.stroke());
+    this.operators.push(...operators, ops.popGraphicsState());
+  }
+
+  line(x: number, y: number, width: number, colour: Colour = RULE, thickness = 0.5): void {
+    this.operators.push(
+      ops.pushGraphicsState(),
+      ops.setStrokingRGB(...colour),
+      ops.setLineWidth(thickness),
+      ops.moveTo(round(x), round(y)),
+      ops.lineTo(round(x + width), round(y)),
+      ops.stroke(),
+      ops.popGraphicsState(),
+    );
+  }
+
+  image(image: PDFImage, x: number, y: number, width: number, height: number): void {
+    this.operators.push(
+      ops.pushGraphicsState(),
+      ops.concatMatrix(round(width), 0, 0, round(height), round(x), round(y)),
+      ops.paintXObject(this.page.registerImage(image)),
+      ops.popGraphicsState(),
+    );
+  }
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+class Layout {
+  private readonly sheets: Sheet[] = [];
+  private sheet!: Sheet;
+  private y = CONTENT_TOP;
+  private readonly regular: EmbeddedFont;
+  private readonly bold: EmbeddedFont;
+
+  constructor(
+    private readonly pdf: PDF,
+    private readonly input: CompletionCertificateInput,
+  ) {
+    this.regular = pdf.embedFont(dejaVuFont('regular'));
+    this.bold = pdf.embedFont(dejaVuFont('bold'));
+    this.newPage();
+  }
+
+  private style(weight: 'regular' | 'bold', size: number, colour: Colour = INK): Style {
+    return { font: weight === 'bold' ? this.bold : this.regular, size, colour };
+  }
+
+  private block(text: string, style: Style, width: number, maxLines = 3): TextBlock {
+    const lines = wrap(printable(text, style.font), style, width, maxLines);
+    return { lines, style, height: lines.length * lineHeight(style) };
+  }
+
+  private width(block: TextBlock): number {
+    return Math.max(...block.lines.map((line) => block.style.font.widthOfTextAtSize(line, block.style.size)));
+  }
+
+  private drawBlock(block: TextBlock, x: number, top: number): void {
+    block.lines.forEach((line, i) => {
+      this.sheet.text(line, x, baseline(top - i * lineHeight(block.style), block.style), block.style);
+    });
+  }
+
+  private newPage(): void {
+    this.sheet = new Sheet(this.pdf.addPage({ width: PAGE_WIDTH, height: PAGE_HEIGHT }));
+    this.sheets.push(this.sheet);
+    this.y = CONTENT_TOP;
+    this.sheet.box(0, PAGE_HEIGHT - 5, PAGE_WIDTH, 5, { fill: ACCENT });
+    if (this.sheets.length > 1) {
+      const top = PAGE_HEIGHT - 17;
+      this.drawBlock(this.block('Certificate of Completion', this.style('bold', 7.5, ACCENT), 200, 1), MARGIN, top);
+      const name = this.block(this.input.filename, this.style('regular', 7.5, MUTED), 300, 1);
+      this.drawBlock(name, PAGE_WIDTH - MARGIN - this.width(name), top);
+    }
+  }
+
+  /** Starts a new page unless `height` fits below the cursor (or the page is still empty). */
+  private reserve(height: number): void {
+    if (this.y - height < CONTENT_BOTTOM && this.y < CONTENT_TOP) this.newPage();
+  }
+
+  title(): void {
+    const title = this.block('Certificate of Completion', this.style('bold', 20, ACCENT), CONTENT_WIDTH, 1);
+    this.drawBlock(title, MARGIN, this.y);
+    this.y -= title.height + 2;
+    const organisation = this.block(this.input.organisation, this.style('regular', 11, MUTED), CONTENT_WIDTH, 2);
+    this.drawBlock(organisation, MARGIN, this.y);
+    this.y -= organisation.height + 8;
+    this.sheet.line(MARGIN, this.y, CONTENT_WIDTH, ACCENT, 1.2);
+    this.y -= 8;
+    const intro = this.block(
+      'Every party has completed this document. This certificate records who took part, how each signer was ' +
+        'verified and every event of the audit trail. Times are Indian Standard Time (UTC+05:30).',
+      this.style('regular', 8.5, MUTED),
+      CONTENT_WIDTH,
+      4,
+    );
+    this.drawBlock(intro, MARGIN, this.y);
+    this.y -= intro.height + 14;
+  }
+
+  private heading(text: string): TextBlock {
+    return this.block(text, this.style('bold', 12, ACCENT), CONTENT_WIDTH, 1);
+  }
+
+  private drawHeading(heading: TextBlock): void {
+    this.drawBlock(heading, MARGIN, this.y);
+    this.y -= heading.height + 6;
+  }
+
+  private row(label: string, value: string | null, width: number, labelWidth: number, options: RowOptions = {}): Row {
+    const labelBlock = this.block(label, this.style('regular', 7.5, MUTED), labelWidth - 6, 3);
+    const valueStyle = options.style ?? this.style('regular', 8.5, value === null ? MUTED : INK);
+    const valueBlock = this.block(value ?? options.missing ?? '—', valueStyle, width - labelWidth, options.maxLines);
+    const thumbnailHeight = options.thumbnail ? options.thumbnail.height + 4 : 0;
+    const height = Math.max(labelBlock.height + 1.5, valueBlock.height + thumbnailHeight) + 4;
+    return { label: labelBlock, value: valueBlock, thumbnail: options.thumbnail, height };
+  }
+
+  private drawRows(rows: Row[], x: number, top: number, labelWidth: number): void {
+    let y = top;
+    for (const row of rows) {
+      // Labels are smaller than values: nudged down so both share a baseline.
+      this.drawBlock(row.label, x, y - 1.04);
+      this.drawBlock(row.value, x + labelWidth, y);
+      if (row.thumbnail) {
+        const { image, width, height } = row.thumbnail;
+        const bottom = y - row.value.height - 4 - height;
+        this.sheet.image(image, x + labelWidth, bottom, width, height);
+        this.sheet.box(x + labelWidth, bottom, width, height, { stroke: RULE, lineWidth: 0.5 });
+      }
+      y -= row.height;
+    }
+  }
+
+  documentCard(): void {
+    const { input } = this;
+    const padding = 10;
+    const inner = CONTENT_WIDTH - 2 * padding;
+    const labelWidth = 160;
+    const hash = this.style('regular', 8);
+    const rows = [
+      this.row('File name', input.filename, inner, labelWidth),
+      this.row('Ref ID', String(input.refId), inner, labelWidth),
+      this.row('Pages', String(input.totalPages), inner, labelWidth),
+      this.row('Sent', formatIst(input.submittedAt), inner, labelWidth),
+      this.row('Completed', formatIst(input.completedAt), inner, labelWidth),
+      this.row('SHA-256 of the original document', input.originalSha256, inner, labelWidth, { style: hash }),
+      this.row('SHA-256 of the signed document (before this certificate)', input.signedSha256, inner, labelWidth, {
+        style: hash,
+      }),
+    ];
+    const heading = this.heading('Document');
+    const height = rows.reduce((sum, row) => sum + row.height, 0) + 2 * 8;
+    this.reserve(heading.height + 6 + height);
+    this.drawHeading(heading);
+    this.drawRows(rows, MARGIN + padding, this.y - 8, labelWidth);
+    this.sheet.box(MARGIN, this.y - height, CONTENT_WIDTH, height, { stroke: RULE });
+    this.y -= height + 18;
+  }
+
+  parties(): void {
+    const heading = this.heading('Parties');
+    let first = true;
+    for (const party of [...this.input.parties].sort((a, b) => a.order - b.order)) {
+      const card = this.partyCard(party);
+      this.reserve((first ? heading.height + 6 : 0) + card.height);
+      if (first) this.drawHeading(heading);
+      first = false;
+      card.draw();
+      this.y -= card.height + 12;
+    }
+    this.y -= 6;
+  }
+
+  private partyCard(party: CertificateParty): { height: number; draw: () => void } {
+    const padding = 10;
+    const inner = CONTENT_WIDTH - 2 * padding;
+    const gap = 18;
+    const column = (inner - gap) / 2;
+    const labelWidth = 74;
+
+    // The header strip: order badge and name on the left, role and status on the right.
+    const badge = 16;
+    const order = this.block(String(party.order), this.style('bold', 8, WHITE), 40, 1);
+    const role = this.block(party.role, this.style('regular', 8.5, MUTED), 120, 1);
+    const status = this.block(party.status.toUpperCase(), this.style('bold', 7, ACCENT), 120, 1);
+    const statusWidth = this.width(status) + 12;
+    const nameWidth = inner - badge - 8 - this.width(role) - statusWidth - 20;
+    const name = this.block(party.name, this.style('bold', 11), nameWidth, 2);
+    const stripHeight = Math.max(name.height, badge) + 12;
+
+    const time = (date: Date | null) => (date ? formatIst(date) : null);
+    const location = party.location
+      ? `${party.location.latitude.toFixed(5)}, ${party.location.longitude.toFixed(5)}` +
+        (party.location.country ? ` · ${party.location.country}` : '')
+      : null;
+    const left = [
+      this.row('E-mail', party.email, column, labelWidth),
+      this.row('Phone', party.phoneNumber || null, column, labelWidth),
+      this.row('Invited', time(party.invitedAt), column, labelWidth),
+      this.row('Opened', time(party.openedAt), column, labelWidth),
+      this.row('Accepted', time(party.acceptedAt), column, labelWidth),
+      this.row('Signed', time(party.signedAt), column, labelWidth),
+      this.row('IP address', party.ip, column, labelWidth, { missing: 'Not captured' }),
+      this.row('Location', location, column, labelWidth, { missing: 'Not captured' }),
+    ];
+    const thumbnail = party.face?.checked && party.face.thumbnail ? this.thumbnail(party.face.thumbnail) : null;
+    const face = !party.face
+      ? null
+      : !party.face.checked
+        ? 'Not captured'
+        : thumbnail === undefined
+          ? 'Captured (image unreadable)'
+          : 'Captured';
+    const liveness = party.liveness
+      ? `${party.liveness.passed ? 'Passed' : 'Failed'} · score ${formatScore(party.liveness.score)}, ` +
+        `threshold ${formatScore(party.liveness.threshold)}`
+      : null;
+    const otp = party.otpVerifiedAt ? `Verified at ${formatIst(party.otpVerifiedAt)}` : null;
+    const right = [
+      this.row('Signing method', party.method, column, labelWidth),
+      this.row('OTP', otp, column, labelWidth, { missing: 'Not required' }),
+      this.row('Face capture', face, column, labelWidth, { missing: 'Not required', thumbnail: thumbnail ?? undefined }),
+      this.row('Liveness', liveness, column, labelWidth, { missing: 'Not required' }),
+      this.row('User agent', party.userAgent, column, labelWidth, { missing: 'Not captured', maxLines: 4 }),
+    ];
+    const certificate = party.certificate
+      ? [
+          this.row('Certificate', party.certificate.subject, inner, labelWidth),
+          this.row('Issued by', party.certificate.issuer, inner, labelWidth),
+          this.row('Serial number', party.certificate.serialNumber, inner, labelWidth),
+        ]
+      : [this.row('Certificate', null, inner, labelWidth, { missing: 'None' })];
+
+    const sum = (rows: Row[]) => rows.reduce((total, row) => total + row.height, 0);
+    const bodyHeight = Math.max(sum(left), sum(right));
+    const height = stripHeight + 8 + bodyHeight + 6 + sum(certificate) + 6;
+
+    const draw = () => {
+      const top = this.y;
+      const x = MARGIN + padding;
+      const middle = top - stripHeight / 2;
+      this.sheet.box(MARGIN, top - stripHeight, CONTENT_WIDTH, stripHeight, { fill: ACCENT_TINT });
+      this.sheet.box(x, middle - badge / 2, badge, badge, { fill: ACCENT, radius: badge / 2 });
+      this.drawBlock(order, x + (badge - this.width(order)) / 2, middle + order.height / 2);
+      this.drawBlock(name, x + badge + 8, middle + name.height / 2);
+      const statusX = MARGIN + CONTENT_WIDTH - padding - statusWidth;
+      this.sheet.box(statusX, middle - 6.5, statusWidth, 13, { stroke: ACCENT, lineWidth: 0.6, radius: 6.5 });
+      this.drawBlock(status, statusX + 6, middle + status.height / 2);
+      this.drawBlock(role, statusX - 8 - this.width(role), middle + role.height / 2);
+
+      const bodyTop = top - stripHeight - 8;
+      this.drawRows(left, x, bodyTop, labelWidth);
+      this.drawRows(right, x + column + gap, bodyTop, labelWidth);
+      const certificateTop = bodyTop - bodyHeight - 3;
+      this.sheet.line(x, certificateTop, inner);
+      this.drawRows(certificate, x, certificateTop - 3, labelWidth);
+      this.sheet.box(MARGIN, top - height, CONTENT_WIDTH, height, { stroke: RULE });
+    };
+    return { height, draw };
+  }
+
+  /** The selfie embedded and fitted into the thumbnail square; undefined when the bytes are not an image we can embed. */
+  private thumbnail(bytes: Uint8Array): Thumbnail | undefined {
+    let image: PDFImage;
+    try {
+      image = this.pdf.embedImage(shrinkPng(bytes, THUMBNAIL_PIXELS));
+    } catch {
+      return undefined;
+    }
+    const scale = THUMBNAIL_POINTS / Math.max(image.width, image.height);
+    return { image, width: image.width * scale, height: image.height * scale };
+  }
+
+  auditTrail(): void {
+    const { input } = this;
+    const columns: { title: string; width: number; maxLines: number; value: (e: CertificateEvent) => string }[] = [
+      { title: 'Time', width: 110, maxLines: 2, value: (e) => formatIst(e.at) },
+      { title: 'Event', width: 96, maxLines: 4, value: (e) => e.type },
+      { title: 'Actor', width: 110, maxLines: 4, value: (e) => e.actor },
+      { title: 'IP address', width: 80, maxLines: 4, value: (e) => e.ip ?? '—' },
+      { title: 'Details', width: CONTENT_WIDTH - 396, maxLines: 12, value: (e) => e.detail ?? '' },
+    ];
+    const padding = 4;
+    const cellStyle = this.style('regular', 7.5);
+    const headerStyle = this.style('bold', 7.5, ACCENT);
+    const headerCells = columns.map((c) => this.block(c.title, headerStyle, c.width - 2 * padding, 1));
+    const headerHeight = lineHeight(headerStyle) + 8;
+    const drawHeader = () => {
+      this.sheet.box(MARGIN, this.y - headerHeight, CONTENT_WIDTH, headerHeight, { fill: ACCENT_TINT });
+      let x = MARGIN;
+      columns.forEach((column, i) => {
+        this.drawBlock(headerCells[i], x + padding, this.y - 4);
+        x += column.width;
+      });
+      this.y -= headerHeight;
+    };
+
+    const heading = this.heading('Audit trail');
+    const rows = input.events.map((event) => {
+      const cells = columns.map((c) => this.block(c.value(event), cellStyle, c.width - 2 * padding, c.maxLines));
+      return { cells, height: Math.max(...cells.map((cell) => cell.height)) + 6 };
+    });
+    this.reserve(heading.height + 6 + headerHeight + (rows[0]?.height ?? 0));
+    this.drawHeading(heading);
+    drawHeader();
+    rows.forEach((row, index) => {
+      if (this.y - row.height < CONTENT_BOTTOM) {
+        this.sheet.line(MARGIN, this.y, CONTENT_WIDTH);
+        this.newPage();
+        drawHeader();
+      }
+      if (index % 2 === 1) this.sheet.box(MARGIN, this.y - row.height, CONTENT_WIDTH, row.height, { fill: ZEBRA });
+      let x = MARGIN;
+      columns.forEach((column, i) => {
+        this.drawBlock(row.cells[i], x + padding, this.y - 3);
+        x += column.width;
+      });
+      this.y -= row.height;
+    });
+    this.sheet.line(MARGIN, this.y, CONTENT_WIDTH);
+    this.y -= 10;
+
+    const chain = this.block(
+      `Audit chain intact: ${input.chainIntact ? 'yes' : 'no'} · last hash ${input.lastHash}`,
+      this.style(input.chainIntact ? 'regular' : 'bold', 8, input.chainIntact ? INK : ALERT),
+      CONTENT_WIDTH,
+      3,
+    );
+    this.reserve(chain.height);
+    this.drawBlock(chain, MARGIN, this.y);
+    this.y -= chain.height;
+  }
+
+  /** Draws the footers, whose page count is only known now, writes each page's content and answers the page count. */
+  finish(): number {
+    const style = this.style('regular', 7.5, MUTED);
+    this.sheets.forEach((sheet, i) => {
+      this.sheet = sheet;
+      sheet.line(MARGIN, 40, CONTENT_WIDTH);
+      const text = `Certificate of completion · Ref ID ${this.input.refId} · page ${i + 1} of ${this.sheets.length}`;
+      const footer = this.block(text, style, CONTENT_WIDTH, 1);
+      this.drawBlock(footer, (PAGE_WIDTH - this.width(footer)) / 2, 34);
+      sheet.page.drawOperators(sheet.operators);
+    });
+    return this.sheets.length;
+  }
+}
+
+function formatScore(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+/**
+ * A PNG selfie scaled down so its longer side is at most `maxSide` pixels (flattened onto white), as a new PNG.
+ * @libpdf/core embeds images at full size (a 640x480 PNG photo adds about 600 kB for a 64 pt thumbnail) and decodes
+ * large PNGs slowly. What this reader does not handle (other bit depths, interlacing, JPEG) is returned unchanged:
+ * JPEGs are embedded as they are, without re-encoding, and are small anyway.
+ */
+export function shrinkPng(bytes: Uint8Array, maxSide: number): Uint8Array {
+  try {
+    return shrink(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxSide) ?? bytes;
+  } catch {
+    return bytes;
+  }
+}
+
+const PNG_SIGNATURE = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+function shrink(png: Buffer, maxSide: number): Buffer | undefined {
+  if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
+  let header: Buffer | undefined;
+  let palette: Buffer | undefined;
+  const data: Buffer[] = [];
+  for (let offset = 8; offset + 12 <= png.length; ) {
+    const length = png.readUInt32BE(offset);
+    const type = png.toString('latin1', offset + 4, offset + 8);
+    const body = png.subarray(offset + 8, offset + 8 + length);
+    if (type === 'IHDR') header = body;
+    else if (type === 'PLTE') palette = body;
+    else if (type === 'IDAT') data.push(body);
+    else if (type === 'IEND') break;
+    offset += length + 12;
+  }
+  if (!header || header.length < 13) return undefined;
+  const width = header.readUInt32BE(0);
+  const height = header.readUInt32BE(4);
+  const [bitDepth, colourType, , , interlace] = header.subarray(8, 13);
+  const channels = CHANNELS[colourType];
+  if (bitDepth !== 8 || interlace !== 0 || !channels || (colourType === 3 && !palette)) return undefined;
+  if (Math.max(width, height) <= maxSide) return undefined;
+
+  const raw = inflateSync(Buffer.concat(data));
+  if (raw.length < height * (width * channels + 1)) return undefined;
+  const pixels = unfilter(raw, width, height, channels);
+
+  const grey = colourType === 0 || colourType === 4;
+  const outChannels = grey ? 1 : 3;
+  const scale = maxSide / Math.max(width, height);
+  const outWidth = Math.max(1, Math.round(width * scale));
+  const outHeight = Math.max(1, Math.round(height * scale));
+  const outStride = outWidth * outChannels + 1;
+  const out = Buffer.alloc(outHeight * outStride);
+  const sum = [0, 0, 0];
+  for (let ty = 0; ty < outHeight; ty++) {
+    const y0 = Math.floor((ty * height) / outHeight);
+    const y1 = Math.max(y0 + 1, Math.floor(((ty + 1) * height) / outHeight));
+    for (let tx = 0; tx < outWidth; tx++) {
+      const x0 = Math.floor((tx * width) / outWidth);
+      const x1 = Math.max(x0 + 1, Math.floor(((tx + 1) * width) / outWidth));
+      sum.fill(0);
+      for (let y = y0; y < y1; y++) {
+        for (let x = x0; x < x1; x++) {
+          const at = (y * width + x) * channels;
+          const alpha = colourType === 4 ? pixels[at + 1] : colourType === 6 ? pixels[at + 3] : 255;
+          for (let c = 0; c < outChannels; c++) {
+            const value = colourType === 3 ? palette![pixels[at] * 3 + c] : pixels[at + c];
+            sum[c] += (value * alpha + 255 * (255 - alpha)) / 255;
+          }
+        }
+      }
+      const count = (y1 - y0) * (x1 - x0);
+      for (let c = 0; c < outChannels; c++) out[ty * outStride + 1 + tx * outChannels + c] = Math.round(sum[c] / count);
+    }
+  }
+
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(outWidth, 0);
+  ihdr.writeUInt32BE(outHeight, 4);
+  ihdr[8] = 8;
+  ihdr[9] = grey ? 0 : 2;
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(out)), chunk('IEND')]);
+}
+
+/** Reverses the PNG scanline filters (None, Sub, Up, Average, Paeth). */
+function unfilter(raw: Buffer, width: number, height: number, bpp: number): Uint8Array {
+  const stride = width * bpp;
+  const pixels = new Uint8Array(height * stride);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    const source = y * (stride + 1) + 1;
+    const row = y * stride;
+    for (let i = 0; i < stride; i++) {
+      const a = i >= bpp ? pixels[row + i - bpp] : 0;
+      const b = y > 0 ? pixels[row - stride + i] : 0;
+      const c = i >= bpp && y > 0 ? pixels[row - stride + i - bpp] : 0;
+      let predictor = 0;
+      if (filter === 1) predictor = a;
+      else if (filter === 2) predictor = b;
+      else if (filter === 3) predictor = (a + b) >> 1;
+      else if (filter === 4) {
+        const p = a + b - c;
+        const pa = Math.abs(p - a);
+        const pb = Math.abs(p - b);
+        const pc = Math.abs(p - c);
+        predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      pixels[row + i] = (raw[source + i] + predictor) & 0xff;
+    }
+  }
+  return pixels;
+}
+
+function chunk(type: string, body: Buffer = Buffer.alloc(0)): Buffer {
+  const typed = Buffer.concat([Buffer.from(type, 'latin1'), body]);
+  const frame = Buffer.alloc(8 + body.length + 4);
+  frame.writeUInt32BE(body.length, 0);
+  typed.copy(frame, 4);
+  frame.writeUInt32BE(crc32(typed) >>> 0, 8 + body.length);
+  return frame;
+}
