@@ -284,6 +284,41 @@ describe('TEMP timing', () => {
     for (let r = 0; r < 3; r++) for (let i = 0; i < b.length; i++) sum += b[i] + i;
     console.log(`buf ${(performance.now() - t).toFixed(0)}`);
   });
+  it('unfilter bench', () => {
+    const unfilter = (raw: Uint8Array, width: number, height: number, bpp: number): Uint8Array => {
+      const stride = width * bpp;
+      const pixels = new Uint8Array(height * stride);
+      for (let y = 0; y < height; y++) {
+        const filter = raw[y * (stride + 1)];
+        const source = y * (stride + 1) + 1;
+        const row = y * stride;
+        for (let i = 0; i < stride; i++) {
+          const a = i >= bpp ? pixels[row + i - bpp] : 0;
+          const b = y > 0 ? pixels[row - stride + i] : 0;
+          let predictor = 0;
+          if (filter === 1) predictor = a;
+          else if (filter === 2) predictor = b;
+          else if (filter === 4) {
+            const c = i >= bpp && y > 0 ? pixels[row - stride + i - bpp] : 0;
+            const p = a + b - c;
+            const pa = Math.abs(p - a);
+            const pb = Math.abs(p - b);
+            const pc = Math.abs(p - c);
+            predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+          }
+          pixels[row + i] = (raw[source + i] + predictor) & 0xff;
+        }
+      }
+      return pixels;
+    };
+    const raw = new Uint8Array(512 * (512 * 3 + 1));
+    for (let y = 0; y < 512; y++) raw[y * (512 * 3 + 1)] = y % 5;
+    for (let r = 0; r < 3; r++) {
+      const t = performance.now();
+      unfilter(raw, 512, 512, 3);
+      console.log(`unfilter ${(performance.now() - t).toFixed(0)} ${raw instanceof Uint8Array} ${Object.getPrototypeOf(raw) === Uint8Array.prototype}`);
+    }
+  });
   it('times', async () => {
     for (let i = 0; i < 3; i++) {
       let t = performance.now();

@@ -1,0 +1,179 @@
+import { Messages } from '@esign/contract';
+import { AuditService } from '../src/modules/audit/audit.service';
+import { PartyEntity } from '../src/modules/requests/party.entity';
+import { readFixture } from './support/fixtures';
+import { SIGNERS } from './support/requests';
+import {
+  drain,
+  pageCount,
+  partyRow,
+  renderPage,
+  requestRow,
+  sendForSigning,
+  signAs,
+  signedPdf,
+  verifyPdf,
+} from './support/signing';
+import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
+
+const DPI = 36;
+
+/** Mean grey-level change between two renderings inside a user-space box (a page without rotation). */
+function boxChange(
+  before: ReturnType<typeof renderPage>,
+  after: ReturnType<typeof renderPage>,
+  box: { x: number; y: number; width: number; height: number },
+  crop: [number, number, number, number],
+): { inside: number; outside: number } {
+  const scale = DPI / 72;
+  const left = Math.floor((box.x - crop[0]) * scale);
+  const right = Math.ceil((box.x + box.width - crop[0]) * scale);
+  const top = Math.floor((crop[1] + crop[3] - (box.y + box.height)) * scale);
+  const bottom = Math.ceil((crop[1] + crop[3] - box.y) * scale);
+  let inSum = 0;
+  let inCount = 0;
+  let outSum = 0;
+  let outCount = 0;
+  for (let y = 0; y < before.height; y++) {
+    for (let x = 0; x < before.width; x++) {
+      const d = Math.abs(before.pixels[y * before.width + x] - after.pixels[y * after.width + x]);
+      const inBox = x >= left && x < right && y >= top && y < bottom;
+      const nearBox = x >= left - 2 && x < right + 2 && y >= top - 2 && y < bottom + 2;
+      if (inBox) {
+        inSum += d;
+        inCount++;
+      } else if (!nearBox) {
+        outSum += d;
+        outCount++;
+      }
+    }
+  }
+  return { inside: inSum / inCount, outside: outSum / outCount };
+}
+
+describe('signing a request end to end (electronic signatures, PAdES, certificate of completion)', () => {
+  let t: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+    key = await orgApiKey(t, 'acme');
+  });
+  afterAll(() => t.close());
+
+  it('two signers (chosen pages, all pages) and a copy-receiver on us_constitution.pdf: valid, trusted, stamped', async () => {
+    const original = readFixture('pdfs', 'us_constitution.pdf');
+    const recipients = [
+      { ...SIGNERS[0], signature_type: 'e-Signature' },
+      { ...SIGNERS[1], signature_type: 'Dual' },
+      SIGNERS[2],
+    ];
+    const { refId, tokens } = await sendForSigning(
+      t,
+      key,
+      'acme',
+      { fixture: 'us_constitution.pdf', recipients, otpRequired: true, checkOrder: false },
+      [
+        { order: 1, pageNo: [1, 3, 19], rectangle: '400,700,560,760' },
+        { order: 2, apply_all: true, rectangle: '40,40,200,100' },
+      ],
+    );
+    expect(Object.keys(tokens).sort()).toEqual(['1', '2']);
+
+    await signAs(t, {
+      orgId: 'acme',
+      refId,
+      order: 1,
+      token: tokens[1],
+      email: SIGNERS[0].email,
+      otp: true,
+      signature: { kind: 'drawn' },
+      position: { latitude: 19.076, longitude: 72.8777 },
+    });
+    await drain(t);
+    expect((await partyRow(t, refId, 1)).status).toBe('completed');
+    expect((await requestRow(t, refId)).signersDone).toBe(1);
+    expect((await requestRow(t, refId)).status).toBe('in-progress');
+
+    await signAs(t, {
+      orgId: 'acme',
+      refId,
+      order: 2,
+      token: tokens[2],
+      email: SIGNERS[1].email,
+      otp: true,
+      signature: { kind: 'typed', style: 'italic' },
+    });
+    await drain(t);
+
+    const req = await requestRow(t, refId);
+    expect(req.status).toBe('completed');
+    expect(req.signersDone).toBe(2);
+    expect((await partyRow(t, refId, 3)).status).toBe('completed');
+
+    const pdf = await signedPdf(t, refId);
+    if (process.env.DUMP_PDF) require('node:fs').writeFileSync(process.env.DUMP_PDF, pdf);
+    const verified = await verifyPdf(t, pdf, original);
+    expect(verified.problems).toEqual([]);
+    expect(verified.ok).toBe(true);
+    expect(verified.signatures.map((s) => [s.signer, s.valid, s.trusted])).toEqual([
+      [SIGNERS[0].name, true, true],
+      [SIGNERS[1].name, true, true],
+      ['Org acme Document Seal', true, true],
+    ]);
+    expect(verified.signatures[2].wholeDocument).toBe(true);
+    expect(verified.qpdf.newWarnings).toEqual([]);
+    expect(pageCount(pdf)).toBeGreaterThan(19);
+
+    // The stamps: pixels change inside each box, on the chosen pages only, and nowhere else on the page.
+    const parties = await t.db.getRepository(PartyEntity).find({ where: { refId }, order: { order: 'ASC' } });
+    const crop = req.geometry[0].cropBox;
+    for (const page of [1, 2, 3, 19]) {
+      const before = renderPage(original, page, DPI);
+      const after = renderPage(pdf, page, DPI);
+      const first = boxChange(before, after, parties[0].boxes![0], crop);
+      const second = boxChange(before, after, parties[1].boxes![0], crop);
+      if ([1, 3, 19].includes(page)) expect(first.inside).toBeGreaterThan(5);
+      else expect(first.inside).toBeLessThan(0.5);
+      expect(second.inside).toBeGreaterThan(5);
+      expect(Math.min(first.outside, second.outside)).toBeLessThan(0.5);
+    }
+
+    // Everyone gets the completed message with a link to the signed document.
+    const completed = await t.http.get('/dev/outbox').expect(200);
+    const mails = (completed.body as { kind: string; channel: string; to: string; refId: number }[]).filter(
+      (m) => m.kind === 'completed' && m.channel === 'email' && m.refId === refId,
+    );
+    expect(mails.map((m) => m.to).sort()).toEqual(SIGNERS.map((s) => s.email).sort());
+
+    // The audit trail is one intact chain from creation to completion.
+    const audit = t.app.get(AuditService);
+    const events = await audit.list(t.db.manager, 'acme', refId);
+    expect(audit.verifyChain(events)).toBeNull();
+    const types = events.map((e) => e.type);
+    for (const type of ['party.otp_verified', 'party.accepted', 'party.signature_submitted', 'party.signed'])
+      expect(types.filter((x) => x === type)).toHaveLength(2);
+    expect(types[types.length - 1]).toBe('request.completed');
+
+    // The dashboard moves: 2 of 2, completed, a signed document link for every party.
+    const list = await t.http.get('/v1/request_all/acme').set('apikey', key).expect(200);
+    const item = list.body.data.find((r: { refId: number }) => r.refId === refId);
+    expect([item.status, item['max-status'], item.status_text]).toEqual([2, 2, 'Completed']);
+    expect(item.data.every((p: { downloadUrl?: string }) => p.downloadUrl)).toBe(true);
+
+    // A finished request's link only tells its status.
+    const after = await t.http
+      .get(`/v1/reference/acme/${refId}/1`)
+      .set('x-sign-token', tokens[1])
+      .expect(200);
+    expect(after.body.request).toMatchObject({ esignStatus: 'completed', uploadUrl: null, email: '' });
+    const again = await t.http
+      .post(`/v1/esign/reject/acme/${refId}/1`)
+      .set('x-sign-token', tokens[1])
+      .send({ remark: 'too late' })
+      .expect(400);
+    expect(again.body.message).toBe('This document has already been signed by every party.');
+    void Messages;
+  });
+});

@@ -1,0 +1,207 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { JobsRunner } from '../../src/modules/jobs/jobs.runner';
+import { OutboxMessageEntity } from '../../src/modules/notifications/outbox-message.entity';
+import { PartyEntity } from '../../src/modules/requests/party.entity';
+import { RequestEntity } from '../../src/modules/requests/request.entity';
+import { SealPkiService } from '../../src/modules/signing/pki/seal-pki.service';
+import { DocumentStorage } from '../../src/modules/storage/document-storage';
+import { sharedDir } from './fixtures';
+import { tokenOf, uploadOk, type UploadOptions } from './requests';
+import type { TestApp } from './test-app';
+
+/** An RGBA PNG drawn by `paint(x, y)` → [r, g, b, a]: a stand-in for what the signature pad sends. */
+export function makePng(width: number, height: number, paint: (x: number, y: number) => number[]): Buffer {
+  const raw = Buffer.alloc((width * 4 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    raw[y * (width * 4 + 1)] = 0;
+    for (let x = 0; x < width; x++) raw.set(paint(x, y), y * (width * 4 + 1) + 1 + x * 4);
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A thick dark scribble on a transparent background, like a drawn signature. */
+export const SIGNATURE_PNG = makePng(300, 100, (x, y) => {
+  const onStroke = Math.abs(y - 50 - 35 * Math.sin(x / 22)) < 7 || (x > 30 && x < 270 && Math.abs(y - 80) < 4);
+  return onStroke ? [20, 20, 120, 255] : [255, 255, 255, 0];
+});
+
+export const drain = (t: TestApp) => t.app.get(JobsRunner).drain();
+
+export interface Placement {
+  order: number;
+  pageNo?: number[];
+  apply_all?: boolean;
+  rectangle?: string;
+}
+
+/** Upload, place and process: answers the Ref ID and each invited party's link token. */
+export async function sendForSigning(
+  t: TestApp,
+  key: string,
+  orgId: string,
+  upload: UploadOptions,
+  placements: Placement[],
+): Promise<{ refId: number; tokens: Record<number, string> }> {
+  const up = await uploadOk(t, key, orgId, upload);
+  await t.http
+    .post('/v1/process')
+    .set('apikey', key)
+    .send({ orgId, data: placements.map((p) => ({ refId: up.refId, ...p })) })
+    .expect(200);
+  return { refId: up.refId, tokens: await tokensOf(t, key, orgId, up.refId) };
+}
+
+/** The live sign links staff see on the dashboard, by order. */
+export async function tokensOf(t: TestApp, key: string, orgId: string, refId: number): Promise<Record<number, string>> {
+  const list = await t.http.get(`/v1/request_all/${orgId}`).set('apikey', key).expect(200);
+  const item = list.body.data.find((r: { refId: number }) => r.refId === refId);
+  const tokens: Record<number, string> = {};
+  for (const p of item.data as { order: number; sign_url: string | null }[]) if (p.sign_url) tokens[p.order] = tokenOf(p.sign_url);
+  return tokens;
+}
+
+/** The code of the latest OTP sent to an address (the dev outbox holds every message). */
+export async function latestOtp(t: TestApp, to: string): Promise<string> {
+  const msg = await t.db
+    .getRepository(OutboxMessageEntity)
+    .findOne({ where: { to, kind: 'otp' }, order: { id: 'DESC' } });
+  const code = /\b(\d{6})\b/.exec(msg?.text ?? '')?.[1];
+  if (!code) throw new Error(`no OTP was sent to ${to}`);
+  return code;
+}
+
+export interface SignAs {
+  orgId: string;
+  refId: number;
+  order: number;
+  token: string;
+  email: string;
+  otp?: boolean;
+  signature?: { kind: 'drawn' | 'uploaded'; png?: Buffer } | { kind: 'typed'; style: 'normal' | 'italic' };
+  position?: { latitude: number; longitude: number };
+}
+
+/** The recipient's whole path through the API: OTP, opened, accepted, method, signature. */
+export async function signAs(t: TestApp, s: SignAs): Promise<void> {
+  const h = { 'x-sign-token': s.token };
+  const base = `${s.orgId}/${s.refId}/${s.order}`;
+  const ref = await t.http.get(`/v1/reference/${base}`).set(h).expect(200);
+  const requestId = ref.body.request.requestId as string;
+  if (s.otp) {
+    const sent = await t.http.get(`/v1/sendotp/${base}`).set(h).expect(200);
+    const code = await latestOtp(t, s.email);
+    const verified = await t.http.post(`/v1/verifyotp/${sent.body.userId}`).set(h).send({ otp: code }).expect(200);
+    if (!verified.body.verify) throw new Error(`OTP not verified: ${JSON.stringify(verified.body)}`);
+  }
+  const geoLocation = s.position ? { lat: s.position.latitude, long: s.position.longitude } : undefined;
+  await t.http
+    .post(`/v1/signer_details/${base}`)
+    .set(h)
+    .send({ status: 'opened', userAgent: { OS: 'Android 14', Browser: 'Chrome 131' }, geoLocation })
+    .expect(200);
+  if (s.position)
+    await t.http
+      .post('/v1/get_location')
+      .set(h)
+      .send({ ...s.position, orgId: s.orgId })
+      .expect(200);
+  await t.http.post(`/v1/signer_details/${base}`).set(h).send({ status: 'signing' }).expect(200);
+  await t.http.get(`/v1/init/${s.orgId}/${requestId}?method=2`).set(h).expect(200);
+  const sig = s.signature ?? { kind: 'drawn' };
+  const post = t.http.post(`/v1/esignature/${s.orgId}/${requestId}`).set(h);
+  const res =
+    sig.kind === 'typed'
+      ? await post.send({ kind: 'typed', style: sig.style })
+      : sig.kind === 'uploaded'
+        ? await post.field('kind', 'uploaded').attach('file', sig.png ?? SIGNATURE_PNG, { filename: 'sign.png', contentType: 'image/png' })
+        : await post.send({ file: `data:image/png;base64,${(sig.png ?? SIGNATURE_PNG).toString('base64')}` });
+  if (res.status !== 200) throw new Error(`esignature answered ${res.status}: ${JSON.stringify(res.body)}`);
+}
+
+export async function requestRow(t: TestApp, refId: number): Promise<RequestEntity> {
+  return t.db.getRepository(RequestEntity).findOneByOrFail({ refId });
+}
+
+export async function partyRow(t: TestApp, refId: number, order: number): Promise<PartyEntity> {
+  return t.db.getRepository(PartyEntity).findOneByOrFail({ refId, order });
+}
+
+export async function signedPdf(t: TestApp, refId: number): Promise<Buffer> {
+  const req = await requestRow(t, refId);
+  if (!req.signedFileKey) throw new Error(`request ${refId} has no signed file`);
+  return t.app.get(DocumentStorage).get(req.signedFileKey);
+}
+
+export interface Verified {
+  ok: boolean;
+  problems: string[];
+  signatures: { field: string; signer: string; valid: boolean; trusted: boolean; wholeDocument: boolean; validation: string }[];
+  qpdf: { exitCode: number; warnings: string[]; newWarnings: string[] };
+}
+
+/** The shared pdf-verify tool (pdfsig trusting the development root CA, and qpdf against the original). */
+export async function verifyPdf(t: TestApp, pdf: Buffer, original?: Buffer): Promise<Verified> {
+  const dir = mkdtempSync(join(tmpdir(), 'esign-verify-'));
+  try {
+    writeFileSync(join(dir, 'signed.pdf'), pdf);
+    writeFileSync(join(dir, 'ca.pem'), await t.app.get(SealPkiService).rootCertificatePem());
+    const args = [join(dir, 'signed.pdf'), '--ca', join(dir, 'ca.pem')];
+    if (original) {
+      writeFileSync(join(dir, 'original.pdf'), original);
+      args.push('--original', join(dir, 'original.pdf'));
+    }
+    const run = spawnSync(join(sharedDir(), 'tools', 'pdf-verify'), args, { encoding: 'utf8' });
+    if (!run.stdout) throw new Error(`pdf-verify failed: ${run.stderr}`);
+    return JSON.parse(run.stdout) as Verified;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One page rendered grey by pdftoppm: width, height and one byte per pixel. */
+export function renderPage(pdf: Buffer, page: number, dpi: number): { width: number; height: number; pixels: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'esign-render-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('pdftoppm', ['-gray', '-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', join(dir, 'in.pdf'), join(dir, 'out')]);
+    const pgm = readFileSync(join(dir, 'out.pgm'));
+    const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.toString('latin1', 0, 64));
+    if (!header) throw new Error('pdftoppm did not write a PGM');
+    const [, w, h] = header.map(Number);
+    return { width: w, height: h, pixels: pgm.subarray(header[0].length) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function pageCount(pdf: Buffer): number {
+  const dir = mkdtempSync(join(tmpdir(), 'esign-info-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    const info = execFileSync('pdfinfo', [join(dir, 'in.pdf')], { encoding: 'utf8' });
+    return Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
