@@ -1,4 +1,10 @@
-import { Messages, RequestMessages, type RequestListItem, type UploadResponse } from '@esign/contract';
+import {
+  Messages,
+  RecipientMessages,
+  RequestMessages,
+  type RequestListItem,
+  type UploadResponse,
+} from '@esign/contract';
 import { createHash } from 'node:crypto';
 import type { FindOptionsWhere } from 'typeorm';
 import { join } from 'node:path';
@@ -25,6 +31,18 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
   const outbox = (where: FindOptionsWhere<OutboxMessageEntity> = {}) =>
     t.db.getRepository(OutboxMessageEntity).find({ where, order: { id: 'ASC' } });
   const party = (refId: number, order: number) => t.db.getRepository(PartyEntity).findOneByOrFail({ refId, order });
+  /** A link of a request that ended tells its status (for the signer page) and nothing else; it changes nothing. */
+  const expectLinkOnlyTells = async (token: string, refId: number, status: string, message: string) => {
+    const ref = await t.http.get(`/v1/reference/acme/${refId}/1`).set('x-sign-token', token).expect(200);
+    expect(ref.body.request).toMatchObject({ esignStatus: status, uploadUrl: null, name: '', email: '', phoneNumber: '' });
+    const reject = await t.http
+      .post(`/v1/esign/reject/acme/${refId}/1`)
+      .set('x-sign-token', token)
+      .send({ remark: 'no' })
+      .expect(400);
+    expect(reject.body.message).toBe(message);
+    expect((await party(refId, 1)).status).toBe(status);
+  };
   const request = (refId: number) => t.db.getRepository(RequestEntity).findOneByOrFail({ refId });
 
   beforeAll(async () => {
@@ -435,10 +453,12 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
       expect((await party(copy, 1)).boxes).toEqual((await party(up.refId, 1)).boxes);
       expect((await party(copy, 1)).status).toBe('saved');
 
+      const live = await t.http.get('/v1/request_all/acme').set('apikey', key).expect(200);
+      const signUrl = live.body.data.find((r: RequestListItem) => r.refId === up.refId).data[0].sign_url as string;
       await t.http.get(`/v1/deleteRef/acme/${up.refId}`).set('apikey', key).expect(200);
       const req = await request(up.refId);
       expect(req.status).toBe('cancelled');
-      expect((await party(up.refId, 1)).tokenHash).toBeNull();
+      await expectLinkOnlyTells(tokenOf(signUrl), up.refId, 'cancelled', RecipientMessages.requestCancelled);
       const all = await t.http.get('/v1/request_all/acme').set('apikey', key).expect(200);
       expect(all.body.data.some((r: RequestListItem) => r.refId === up.refId)).toBe(false);
       await t.http.get(`/v1/deleteRef/acme/${up.refId}`).set('apikey', key).expect(404);
@@ -481,6 +501,8 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
       .set('apikey', key)
       .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1 }] })
       .expect(200);
+    const listed = await t.http.get('/v1/request_all/acme').set('apikey', key).expect(200);
+    const token = tokenOf(listed.body.data.find((r: RequestListItem) => r.refId === up.refId).data[0].sign_url);
     t.clock.advance(29 * 86400);
     await drain();
     expect((await request(up.refId)).status).toBe('in-progress');
@@ -488,7 +510,7 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
     await drain();
     expect((await request(up.refId)).status).toBe('expired');
     expect((await party(up.refId, 1)).status).toBe('expired');
-    expect((await party(up.refId, 1)).tokenHash).toBeNull();
+    await expectLinkOnlyTells(token, up.refId, 'expired', RecipientMessages.requestExpired);
     const expired = await outbox({ refId: up.refId, kind: 'expired', channel: 'email' });
     expect(expired.map((m) => m.to).sort()).toEqual(['asha@example.in', 'vikram@example.in']);
   });

@@ -1,4 +1,5 @@
 import { Messages } from '@esign/contract';
+import { SIGNER_LINK_ROUTES } from './support/routes';
 import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
 
 /**
@@ -7,7 +8,9 @@ import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support
  * in the path, the query, a JSON or multipart body, or a header. Routes that take no organisation key at all must be
  * listed in PUBLIC_ROUTES below, so that a new unguarded route fails this test until someone decides it is public.
  */
+
 const PUBLIC_ROUTES = [
+  ...SIGNER_LINK_ROUTES,
   'GET /',
   'GET /health',
   'GET /consumers/:username/key-auth',
@@ -110,6 +113,20 @@ describe('tenant isolation on every registered route', () => {
       if (res.status !== 401 || res.body.error !== 'NO_API_KEY') open.push(`${route.method} ${route.path}`);
     }
     expect(open.sort()).toEqual(PUBLIC_ROUTES);
+  });
+
+  it('answers 401 INVALID_LINK on every recipient route without a link token, even with an apikey', async () => {
+    for (const route of routes.filter((r) => SIGNER_LINK_ROUTES.includes(`${r.method} ${r.path}`))) {
+      for (const withKey of [false, true]) {
+        const attempt = call(t, route, fill(route.path, 'org-a'));
+        const res = await (withKey ? attempt.set('apikey', keyA) : attempt);
+        expect({ route: `${route.method} ${route.path}`, status: res.status, error: res.body.error }).toEqual({
+          route: `${route.method} ${route.path}`,
+          status: 401,
+          error: 'INVALID_LINK',
+        });
+      }
+    }
   });
 
   it.each([

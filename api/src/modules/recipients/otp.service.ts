@@ -13,7 +13,7 @@ import { RequestsService } from '../requests/requests.service';
 import { AppSecretService } from '../secrets/app-secret.service';
 import { OtpEntity } from './otp.entity';
 import { refuseAction } from './rules';
-import type { SignerContext } from './signer-link.guard';
+import { loadSigner, type SignerContext } from './signer-link.guard';
 
 const HOUR_MS = 3_600_000;
 
@@ -44,9 +44,7 @@ export class OtpService {
     const code = String(randomInt(0, 1_000_000)).padStart(Limits.otpLength, '0');
     const codeHash = await this.codeHash(id, code);
     await this.db.transaction(async (manager) => {
-      const req = await this.requests.lockRequest(manager, request.orgId, request.refId);
-      const parties = await this.requests.parties(manager, req.refId);
-      const me = parties.find((p) => p.id === party.id) as PartyEntity;
+      const { req, parties, me, org } = await loadSigner(manager, this.requests, { party, request }, true);
       const refused = refuseAction(req, me, parties);
       if (refused) throw new AppError('SIGNING_REFUSED', refused);
       const recent = await manager.find(OtpEntity, {
@@ -75,7 +73,6 @@ export class OtpService {
         verifiedAt: null,
         createdAt: now,
       });
-      const org = await this.requests.organisation(req.orgId, manager);
       await this.audit.record(manager, {
         orgId: me.orgId,
         refId: me.refId,

@@ -48,7 +48,7 @@ import {
   refuseSigning,
   type RulePolicy,
 } from './rules';
-import type { SignerContext } from './signer-link.guard';
+import { loadSigner, type Loaded, type SignerContext } from './signer-link.guard';
 
 const flag = (value: boolean): FlagText => (value ? 'true' : 'false');
 const actor = (p: PartyEntity) => `party:${p.order}`;
@@ -63,12 +63,6 @@ export interface SignatureInput {
   dataUrl?: unknown;
 }
 
-interface Loaded {
-  req: RequestEntity;
-  parties: PartyEntity[];
-  me: PartyEntity;
-  org: OrganisationEntity;
-}
 
 function policyOf(org: OrganisationEntity): RulePolicy {
   return {
@@ -122,12 +116,8 @@ export class RecipientsService {
     private readonly runner: JobsRunner,
   ) {}
 
-  private async load(manager: EntityManager, { party, request }: SignerContext, lock: boolean): Promise<Loaded> {
-    const req = await this.requests.lockRequest(manager, request.orgId, request.refId, lock);
-    const parties = await this.requests.parties(manager, req.refId);
-    const me = parties.find((p) => p.id === party.id);
-    if (!me || me.tokenHash !== party.tokenHash) throw new AppError('INVALID_LINK', RecipientMessages.invalidLink);
-    return { req, parties, me, org: await this.requests.organisation(req.orgId, manager) };
+  private load(manager: EntityManager, ctx: SignerContext, lock: boolean): Promise<Loaded> {
+    return loadSigner(manager, this.requests, ctx, lock);
   }
 
   private inTransaction<T>(ctx: SignerContext, work: (loaded: Loaded, manager: EntityManager) => Promise<T>) {

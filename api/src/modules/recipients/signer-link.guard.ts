@@ -10,12 +10,14 @@ import { ApiHeader } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Headers, RecipientMessages } from '@esign/contract';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Public } from '../../common/auth/auth-context';
 import { LinksService } from '../secrets/links.service';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEntity } from '../requests/request.entity';
+import { lockFor, RequestsService } from '../requests/requests.service';
+import type { OrganisationEntity } from '../organisations/organisation.entity';
 
 /** The party a recipient call is for, resolved from its link token. */
 export interface SignerContext {
@@ -23,6 +25,35 @@ export interface SignerContext {
   request: RequestEntity;
 }
 type SignerRequest = Request & { signer?: SignerContext };
+
+/** The party's request, every party of it, the party itself (as now in the database) and its organisation. */
+export interface Loaded {
+  req: RequestEntity;
+  parties: PartyEntity[];
+  me: PartyEntity;
+  org: OrganisationEntity;
+}
+
+/**
+ * Reads the signer's request afresh (locked for the transaction on engines with row locks). Not lockRequest: a request
+ * deleted from the console's lists (cancelled) must still tell its signers that it was cancelled.
+ */
+export async function loadSigner(
+  manager: EntityManager,
+  requests: RequestsService,
+  { party, request }: SignerContext,
+  lock: boolean,
+): Promise<Loaded> {
+  const req = await manager.findOne(RequestEntity, {
+    where: { orgId: request.orgId, refId: request.refId },
+    ...(lock ? lockFor(manager) : {}),
+  });
+  const parties = req ? await requests.parties(manager, req.refId) : [];
+  const me = parties.find((p) => p.id === party.id);
+  // A resend between the guard and here replaced the token: the old link is dead.
+  if (!req || !me || me.tokenHash !== party.tokenHash) throw new AppError('INVALID_LINK', RecipientMessages.invalidLink);
+  return { req, parties, me, org: await requests.organisation(req.orgId, manager) };
+}
 
 const TOKEN = /^[A-Za-z0-9_-]{20,128}$/;
 

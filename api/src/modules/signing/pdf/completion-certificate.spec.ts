@@ -35,7 +35,8 @@ function signer(order: number, name: string, overrides: Partial<CertificateParty
     acceptedAt: at(order + 11),
     signedAt: at(order + 12),
     ip: `203.0.113.${order}`,
-    userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+    userAgent:
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
     location: { latitude: 12.9715987, longitude: 77.594566, country: 'India' },
     otpVerifiedAt: at(order + 11),
     face: { checked: true, thumbnail: astronaut },
@@ -234,7 +235,9 @@ describe('appendCompletionCertificate', () => {
   });
 
   it('reports a broken audit chain and a selfie it cannot embed without failing', async () => {
-    const input = certificateInput([signer(1, 'Asha Verma', { face: { checked: true, thumbnail: Buffer.from('GIF89a') } })]);
+    const input = certificateInput([
+      signer(1, 'Asha Verma', { face: { checked: true, thumbnail: Buffer.from('GIF89a') } }),
+    ]);
     const { pages } = await render({ ...input, chainIntact: false });
     const text = pages.join('\n');
     expect(text).toContain('Captured (image unreadable)');
@@ -269,69 +272,5 @@ describe('shrinkPng', () => {
     expect(shrinkPng(astronaut, 1024)).toBe(astronaut);
     const notPng = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
     expect(shrinkPng(notPng, 128)).toBe(notPng);
-  });
-});
-
-describe('TEMP timing', () => {
-  it('bench', () => {
-    const a = new Uint8Array(3_000_000);
-    let t = performance.now();
-    let sum = 0;
-    for (let r = 0; r < 3; r++) for (let i = 0; i < a.length; i++) sum += a[i] + i;
-    console.log(`loop ${(performance.now() - t).toFixed(0)} ${sum > 0} ${process.execArgv.join(' ')}`);
-    const b = Buffer.alloc(3_000_000);
-    t = performance.now();
-    for (let r = 0; r < 3; r++) for (let i = 0; i < b.length; i++) sum += b[i] + i;
-    console.log(`buf ${(performance.now() - t).toFixed(0)}`);
-  });
-  it('unfilter bench', () => {
-    const unfilter = (raw: Uint8Array, width: number, height: number, bpp: number): Uint8Array => {
-      const stride = width * bpp;
-      const pixels = new Uint8Array(height * stride);
-      for (let y = 0; y < height; y++) {
-        const filter = raw[y * (stride + 1)];
-        const source = y * (stride + 1) + 1;
-        const row = y * stride;
-        for (let i = 0; i < stride; i++) {
-          const a = i >= bpp ? pixels[row + i - bpp] : 0;
-          const b = y > 0 ? pixels[row - stride + i] : 0;
-          let predictor = 0;
-          if (filter === 1) predictor = a;
-          else if (filter === 2) predictor = b;
-          else if (filter === 4) {
-            const c = i >= bpp && y > 0 ? pixels[row - stride + i - bpp] : 0;
-            const p = a + b - c;
-            const pa = Math.abs(p - a);
-            const pb = Math.abs(p - b);
-            const pc = Math.abs(p - c);
-            predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-          }
-          pixels[row + i] = (raw[source + i] + predictor) & 0xff;
-        }
-      }
-      return pixels;
-    };
-    const raw = new Uint8Array(512 * (512 * 3 + 1));
-    for (let y = 0; y < 512; y++) raw[y * (512 * 3 + 1)] = y % 5;
-    for (let r = 0; r < 3; r++) {
-      const t = performance.now();
-      unfilter(raw, 512, 512, 3);
-      console.log(`unfilter ${(performance.now() - t).toFixed(0)} ${raw instanceof Uint8Array} ${Object.getPrototypeOf(raw) === Uint8Array.prototype}`);
-    }
-  });
-  it('times', async () => {
-    for (let i = 0; i < 3; i++) {
-      let t = performance.now();
-      shrinkPng(astronaut, 128);
-      const shrinkMs = performance.now() - t;
-      const pdf = await PDF.load(readFixture('pdfs', ORIGINAL));
-      const names = ['Asha Verma', 'Αλέξανδρος Παπαδόπουλος', 'Zoë Ångström', 'Ravi Kumar', 'Meera Iyer', 'John Smith'];
-      t = performance.now();
-      appendCompletionCertificate(pdf, certificateInput(names.map((name, i) => signer(i + 1, name))));
-      const renderMs = performance.now() - t;
-      t = performance.now();
-      await pdf.save({ incremental: true, subsetFonts: true });
-      console.log(`shrink ${shrinkMs.toFixed(0)} render ${renderMs.toFixed(0)} save ${(performance.now() - t).toFixed(0)}`);
-    }
   });
 });

@@ -373,7 +373,7 @@ class Layout {
     this.sheet.line(MARGIN, this.y, CONTENT_WIDTH, ACCENT, 1.2);
     this.y -= 8;
     const intro = this.block(
-      'Every party has completed this document. This certificate records who took part, how each signer was ' +
+      'Every signer has completed this document. This certificate records who took part, how each signer was ' +
         'verified and every event of the audit trail. Times are Indian Standard Time (UTC+05:30).',
       this.style('regular', 8.5, MUTED),
       CONTENT_WIDTH,
@@ -505,7 +505,10 @@ class Layout {
     const right = [
       this.row('Signing method', party.method, column, labelWidth),
       this.row('OTP', otp, column, labelWidth, { missing: 'Not required' }),
-      this.row('Face capture', face, column, labelWidth, { missing: 'Not required', thumbnail: thumbnail ?? undefined }),
+      this.row('Face capture', face, column, labelWidth, {
+        missing: 'Not required',
+        thumbnail: thumbnail ?? undefined,
+      }),
       this.row('Liveness', liveness, column, labelWidth, { missing: 'Not required' }),
       this.row('User agent', party.userAgent, column, labelWidth, { missing: 'Not captured', maxLines: 4 }),
     ];
@@ -658,7 +661,7 @@ function shrink(png: Buffer, maxSide: number): Buffer | undefined {
   let header: Buffer | undefined;
   let palette: Buffer | undefined;
   const data: Buffer[] = [];
-  for (let offset = 8; offset + 12 <= png.length; ) {
+  for (let offset = 8; offset + 12 <= png.length;) {
     const length = png.readUInt32BE(offset);
     const type = png.toString('latin1', offset + 4, offset + 8);
     const body = png.subarray(offset + 8, offset + 8 + length);
@@ -676,10 +679,12 @@ function shrink(png: Buffer, maxSide: number): Buffer | undefined {
   if (bitDepth !== 8 || interlace !== 0 || !channels || (colourType === 3 && !palette)) return undefined;
   if (Math.max(width, height) <= maxSide) return undefined;
 
-  const raw = plain(inflateSync(Buffer.concat(data)));
-  if (raw.length < height * (width * channels + 1)) return undefined;
+  const size = height * (width * channels + 1);
+  const raw = inflateSync(Buffer.concat(data), { maxOutputLength: size });
+  if (raw.length < size) return undefined;
   const pixels = unfilter(raw, width, height, channels);
-  const colours = palette && plain(palette);
+  // A PLTE chunk in a truecolour image is only a suggestion for displays.
+  const colours = colourType === 3 ? palette : undefined;
 
   const grey = colourType === 0 || colourType === 4;
   const outChannels = grey ? 1 : 3;
@@ -687,7 +692,7 @@ function shrink(png: Buffer, maxSide: number): Buffer | undefined {
   const outWidth = Math.max(1, Math.round(width * scale));
   const outHeight = Math.max(1, Math.round(height * scale));
   const outStride = outWidth * outChannels + 1;
-  const out = new Uint8Array(outHeight * outStride);
+  const out = Buffer.alloc(outHeight * outStride);
   const sum = [0, 0, 0];
   for (let ty = 0; ty < outHeight; ty++) {
     const y0 = Math.floor((ty * height) / outHeight);
@@ -719,14 +724,8 @@ function shrink(png: Buffer, maxSide: number): Buffer | undefined {
   return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(out)), chunk('IEND')]);
 }
 
-/**
- * A Uint8Array view of the bytes. The pixel loops read Buffers and Uint8Arrays only through this: under Jest, Buffers
- * belong to another realm than the test's Uint8Arrays, and mixing both in one loop makes it some forty times slower.
- */
-const plain = (bytes: Uint8Array) => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
 /** Reverses the PNG scanline filters (None, Sub, Up, Average, Paeth). */
-function unfilter(raw: Uint8Array, width: number, height: number, bpp: number): Uint8Array {
+function unfilter(raw: Buffer, width: number, height: number, bpp: number): Uint8Array {
   const stride = width * bpp;
   const pixels = new Uint8Array(height * stride);
   for (let y = 0; y < height; y++) {
@@ -742,10 +741,11 @@ function unfilter(raw: Uint8Array, width: number, height: number, bpp: number): 
       else if (filter === 2) predictor = b;
       else if (filter === 3) predictor = (a + b) >> 1;
       else if (filter === 4) {
+        // Paeth; no Math.abs: under Jest, calling it in this loop makes decoding some thirty times slower.
         const p = a + b - c;
-        const pa = Math.abs(p - a);
-        const pb = Math.abs(p - b);
-        const pc = Math.abs(p - c);
+        const pa = p > a ? p - a : a - p;
+        const pb = p > b ? p - b : b - p;
+        const pc = p > c ? p - c : c - p;
         predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
       }
       pixels[row + i] = (raw[source + i] + predictor) & 0xff;
