@@ -34,7 +34,13 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
   /** A link of a request that ended tells its status (for the signer page) and nothing else; it changes nothing. */
   const expectLinkOnlyTells = async (token: string, refId: number, status: string, message: string) => {
     const ref = await t.http.get(`/v1/reference/acme/${refId}/1`).set('x-sign-token', token).expect(200);
-    expect(ref.body.request).toMatchObject({ esignStatus: status, uploadUrl: null, name: '', email: '', phoneNumber: '' });
+    expect(ref.body.request).toMatchObject({
+      esignStatus: status,
+      uploadUrl: null,
+      name: '',
+      email: '',
+      phoneNumber: '',
+    });
     const reject = await t.http
       .post(`/v1/esign/reject/acme/${refId}/1`)
       .set('x-sign-token', token)

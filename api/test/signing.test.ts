@@ -163,10 +163,7 @@ describe('signing a request end to end (electronic signatures, PAdES, certificat
     expect(item.data.every((p: { downloadUrl?: string }) => p.downloadUrl)).toBe(true);
 
     // A finished request's link only tells its status.
-    const after = await t.http
-      .get(`/v1/reference/acme/${refId}/1`)
-      .set('x-sign-token', tokens[1])
-      .expect(200);
+    const after = await t.http.get(`/v1/reference/acme/${refId}/1`).set('x-sign-token', tokens[1]).expect(200);
     expect(after.body.request).toMatchObject({ esignStatus: 'completed', uploadUrl: null, email: '' });
     const again = await t.http
       .post(`/v1/esign/reject/acme/${refId}/1`)

@@ -143,4 +143,5 @@ const cell = (r) =>
         .join(', ') || 'clean';
 console.log('| fixture | @libpdf/core stamp+sign x2 | ms | @cantoo/pdf-lib stamp x2 | ms |');
 console.log('|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.name} | ${cell(r.libpdf)} | ${r.libpdfMs ?? '-'} | ${cell(r.pdflib)} | ${r.pdflibMs ?? '-'} |`);
+for (const r of rows)
+  console.log(`| ${r.name} | ${cell(r.libpdf)} | ${r.libpdfMs ?? '-'} | ${cell(r.pdflib)} | ${r.pdflibMs ?? '-'} |`);

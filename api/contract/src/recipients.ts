@@ -32,7 +32,8 @@ export const RecipientMessages = {
   statusInvalid: "status must be 'opened' or 'signing'.",
   locationInvalid: 'latitude must be a number from -90 to 90 and longitude one from -180 to 180.',
   locationNeeded: 'Please allow access to your location from setting and refresh screen.',
-  locationBlocked: 'eSign is not allowed from your current location ({country}). Please contact the sender of the document.',
+  locationBlocked:
+    'eSign is not allowed from your current location ({country}). Please contact the sender of the document.',
   faceNeeded: 'Please capture your face before signing.',
   selfieInvalid: 'The face capture must be a PNG or JPEG image of at most 1 MB.',
   signatureTooLarge: 'The signature image must be smaller than 1MB.',

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
@@ -40,6 +40,22 @@ export function makePng(width: number, height: number, paint: (x: number, y: num
   ]);
 }
 
+/** A real JPEG no one here made: the smallest image of us_constitution.pdf (292×45), taken out by pdfimages. */
+export function fixtureJpeg(): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'esign-jpeg-'));
+  try {
+    execFileSync('pdfimages', ['-j', join(sharedDir(), 'fixtures', 'pdfs', 'us_constitution.pdf'), join(dir, 'img')]);
+    const jpegs = readdirSync(dir)
+      .filter((f) => f.endsWith('.jpg'))
+      .map((f) => readFileSync(join(dir, f)))
+      .sort((a, b) => a.length - b.length);
+    if (!jpegs.length) throw new Error('us_constitution.pdf gave no JPEG');
+    return jpegs[0];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** A thick dark scribble on a transparent background, like a drawn signature. */
 export const SIGNATURE_PNG = makePng(300, 100, (x, y) => {
   const onStroke = Math.abs(y - 50 - 35 * Math.sin(x / 22)) < 7 || (x > 30 && x < 270 && Math.abs(y - 80) < 4);
@@ -77,7 +93,8 @@ export async function tokensOf(t: TestApp, key: string, orgId: string, refId: nu
   const list = await t.http.get(`/v1/request_all/${orgId}`).set('apikey', key).expect(200);
   const item = list.body.data.find((r: { refId: number }) => r.refId === refId);
   const tokens: Record<number, string> = {};
-  for (const p of item.data as { order: number; sign_url: string | null }[]) if (p.sign_url) tokens[p.order] = tokenOf(p.sign_url);
+  for (const p of item.data as { order: number; sign_url: string | null }[])
+    if (p.sign_url) tokens[p.order] = tokenOf(p.sign_url);
   return tokens;
 }
 
@@ -98,7 +115,10 @@ export interface SignAs {
   token: string;
   email: string;
   otp?: boolean;
-  signature?: { kind: 'drawn' | 'uploaded'; png?: Buffer } | { kind: 'typed'; style: 'normal' | 'italic' };
+  signature?:
+    | { kind: 'drawn'; png?: Buffer }
+    | { kind: 'uploaded'; image: Buffer; filename: string; contentType: string }
+    | { kind: 'typed'; style: 'normal' | 'italic' };
   position?: { latitude: number; longitude: number };
 }
 
@@ -134,7 +154,9 @@ export async function signAs(t: TestApp, s: SignAs): Promise<void> {
     sig.kind === 'typed'
       ? await post.send({ kind: 'typed', style: sig.style })
       : sig.kind === 'uploaded'
-        ? await post.field('kind', 'uploaded').attach('file', sig.png ?? SIGNATURE_PNG, { filename: 'sign.png', contentType: 'image/png' })
+        ? await post
+            .field('kind', 'uploaded')
+            .attach('file', sig.image, { filename: sig.filename, contentType: sig.contentType })
         : await post.send({ file: `data:image/png;base64,${(sig.png ?? SIGNATURE_PNG).toString('base64')}` });
   if (res.status !== 200) throw new Error(`esignature answered ${res.status}: ${JSON.stringify(res.body)}`);
 }
@@ -156,7 +178,14 @@ export async function signedPdf(t: TestApp, refId: number): Promise<Buffer> {
 export interface Verified {
   ok: boolean;
   problems: string[];
-  signatures: { field: string; signer: string; valid: boolean; trusted: boolean; wholeDocument: boolean; validation: string }[];
+  signatures: {
+    field: string;
+    signer: string;
+    valid: boolean;
+    trusted: boolean;
+    wholeDocument: boolean;
+    validation: string;
+  }[];
   qpdf: { exitCode: number; warnings: string[]; newWarnings: string[] };
 }
 
@@ -184,7 +213,18 @@ export function renderPage(pdf: Buffer, page: number, dpi: number): { width: num
   const dir = mkdtempSync(join(tmpdir(), 'esign-render-'));
   try {
     writeFileSync(join(dir, 'in.pdf'), pdf);
-    execFileSync('pdftoppm', ['-gray', '-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', join(dir, 'in.pdf'), join(dir, 'out')]);
+    execFileSync('pdftoppm', [
+      '-gray',
+      '-r',
+      String(dpi),
+      '-f',
+      String(page),
+      '-l',
+      String(page),
+      '-singlefile',
+      join(dir, 'in.pdf'),
+      join(dir, 'out'),
+    ]);
     const pgm = readFileSync(join(dir, 'out.pgm'));
     const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.toString('latin1', 0, 64));
     if (!header) throw new Error('pdftoppm did not write a PGM');

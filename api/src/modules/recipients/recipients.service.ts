@@ -63,7 +63,6 @@ export interface SignatureInput {
   dataUrl?: unknown;
 }
 
-
 function policyOf(org: OrganisationEntity): RulePolicy {
   return {
     dscDownloadUrl: org.dscDownloadUrl,
@@ -182,7 +181,8 @@ export class RecipientsService {
     userAgentHeader: string | undefined,
   ): Promise<{ code: 200; message: string; status: string }> {
     const status = body?.status ?? 'opened';
-    if (status !== 'opened' && status !== 'signing') throw new AppError('VALIDATION_FAILED', RecipientMessages.statusInvalid);
+    if (status !== 'opened' && status !== 'signing')
+      throw new AppError('VALIDATION_FAILED', RecipientMessages.statusInvalid);
     let selfieKey: string | null = null;
     if (body.selfie !== undefined && body.selfie !== null && body.selfie !== '') {
       const bytes = fromDataUrl(body.selfie);
@@ -219,7 +219,8 @@ export class RecipientsService {
       me.signerIp = ip;
       if (userAgent) me.userAgent = userAgent;
       if (selfieKey) me.selfieKey = selfieKey;
-      if (position && (!me.geo || !org.locationCapture)) me.geo = this.location.decide(org, position.lat, position.long);
+      if (position && (!me.geo || !org.locationCapture))
+        me.geo = this.location.decide(org, position.lat, position.long);
       me.updatedAt = now;
       await manager.save(PartyEntity, me);
       if (firstOpen) {
@@ -264,9 +265,7 @@ export class RecipientsService {
     return { code: 200, location_required: flag(org.locationCapture) };
   }
 
-  async videoOrgStatus(
-    ctx: SignerContext,
-  ): Promise<{ code: 200; live_video: FlagText; live_video_threshold: number }> {
+  async videoOrgStatus(ctx: SignerContext): Promise<{ code: 200; live_video: FlagText; live_video_threshold: number }> {
     const org = await this.requests.organisation(ctx.request.orgId);
     return { code: 200, live_video: flag(org.liveVideo), live_video_threshold: org.liveVideoThreshold };
   }
@@ -416,7 +415,8 @@ export class RecipientsService {
   async reject(ctx: SignerContext, remarkValue: unknown, ip: string | null): Promise<ReturnUrlResponse> {
     const remark = typeof remarkValue === 'string' ? remarkValue.trim() : '';
     if (!remark) throw new AppError('VALIDATION_FAILED', RecipientMessages.remarkRequired);
-    if (remark.length > Limits.remarkMaxLength) throw new AppError('VALIDATION_FAILED', RecipientMessages.remarkTooLong);
+    if (remark.length > Limits.remarkMaxLength)
+      throw new AppError('VALIDATION_FAILED', RecipientMessages.remarkTooLong);
     const org = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseAction(req, me, parties);
       if (refusal) throw refused(refusal);
@@ -452,7 +452,12 @@ export class RecipientsService {
         ip,
         data: { remark },
       });
-      await this.audit.record(manager, { orgId: me.orgId, refId: me.refId, type: 'request.rejected', actor: actor(me) });
+      await this.audit.record(manager, {
+        orgId: me.orgId,
+        refId: me.refId,
+        type: 'request.rejected',
+        actor: actor(me),
+      });
       await this.events.rejected(manager, org, req, me, others);
       return org;
     });

@@ -51,7 +51,8 @@ export async function loadSigner(
   const parties = req ? await requests.parties(manager, req.refId) : [];
   const me = parties.find((p) => p.id === party.id);
   // A resend between the guard and here replaced the token: the old link is dead.
-  if (!req || !me || me.tokenHash !== party.tokenHash) throw new AppError('INVALID_LINK', RecipientMessages.invalidLink);
+  if (!req || !me || me.tokenHash !== party.tokenHash)
+    throw new AppError('INVALID_LINK', RecipientMessages.invalidLink);
   return { req, parties, me, org: await requests.organisation(req.orgId, manager) };
 }
 

@@ -135,7 +135,10 @@ export class RequestEvents {
       });
       await this.send(manager, req, p, 'rejected', message);
     }
-    await this.webhooks.emit(manager, req.orgId, 'party.rejected', { ...partyData(req, party), remark: party.rejectRemark });
+    await this.webhooks.emit(manager, req.orgId, 'party.rejected', {
+      ...partyData(req, party),
+      remark: party.rejectRemark,
+    });
     await this.webhooks.emit(manager, req.orgId, 'request.rejected', requestData(req));
   }
 
@@ -167,7 +170,12 @@ export class RequestEvents {
     downloadUrl: string,
   ): Promise<void> {
     for (const p of parties) {
-      const message = Templates.completed({ orgName: org.name, partyName: p.name, filename: req.filename, downloadUrl });
+      const message = Templates.completed({
+        orgName: org.name,
+        partyName: p.name,
+        filename: req.filename,
+        downloadUrl,
+      });
       await this.send(manager, req, p, 'completed', message);
     }
     await this.webhooks.emit(manager, req.orgId, 'request.completed', requestData(req));

@@ -245,7 +245,11 @@ export class SealService implements OnModuleInit {
         refId: fresh.refId,
         type: 'request.completed',
         actor: 'system',
-        data: { documentSha256: stored.key, seal: seal.certificate.subject, serialNumber: seal.certificate.serialNumber },
+        data: {
+          documentSha256: stored.key,
+          seal: seal.certificate.subject,
+          serialNumber: seal.certificate.serialNumber,
+        },
       });
       const downloadUrl = await this.links.documentUrl(
         fresh.orgId,

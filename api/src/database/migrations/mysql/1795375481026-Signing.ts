@@ -5,53 +5,57 @@ export class Signing1795375481026 implements MigrationInterface {
   name = 'Signing1795375481026';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("CREATE TABLE `otps` (`id` varchar(36) NOT NULL, `party_id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `ref_id` bigint NOT NULL, `code_hash` varchar(64) NOT NULL, `expires_at` datetime(3) NOT NULL, `attempts` int NOT NULL DEFAULT '0', `verified_at` datetime(3) NULL, `created_at` datetime(3) NOT NULL, INDEX `idx_otps_party_created` (`party_id`, `created_at`), PRIMARY KEY (`id`)) ENGINE=InnoDB");
-    await queryRunner.query("CREATE TABLE `seal_keys` (`id` varchar(80) NOT NULL, `org_id` varchar(64) NULL, `kind` varchar(8) NOT NULL, `cert_pem` text NOT NULL, `key_pem` text NOT NULL, `chain_pem` text NOT NULL, `source` varchar(16) NOT NULL, `created_at` datetime(3) NOT NULL, PRIMARY KEY (`id`)) ENGINE=InnoDB");
-    await queryRunner.query("ALTER TABLE `parties` ADD `opened_at` datetime(3) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `accepted_at` datetime(3) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `otp_verified_at` datetime(3) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `rejected_at` datetime(3) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `reject_remark` varchar(1000) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `sign_method` int NULL");
+    await queryRunner.query(
+      "CREATE TABLE `otps` (`id` varchar(36) NOT NULL, `party_id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `ref_id` bigint NOT NULL, `code_hash` varchar(64) NOT NULL, `expires_at` datetime(3) NOT NULL, `attempts` int NOT NULL DEFAULT '0', `verified_at` datetime(3) NULL, `created_at` datetime(3) NOT NULL, INDEX `idx_otps_party_created` (`party_id`, `created_at`), PRIMARY KEY (`id`)) ENGINE=InnoDB",
+    );
+    await queryRunner.query(
+      'CREATE TABLE `seal_keys` (`id` varchar(80) NOT NULL, `org_id` varchar(64) NULL, `kind` varchar(8) NOT NULL, `cert_pem` text NOT NULL, `key_pem` text NOT NULL, `chain_pem` text NOT NULL, `source` varchar(16) NOT NULL, `created_at` datetime(3) NOT NULL, PRIMARY KEY (`id`)) ENGINE=InnoDB',
+    );
+    await queryRunner.query('ALTER TABLE `parties` ADD `opened_at` datetime(3) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `accepted_at` datetime(3) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `otp_verified_at` datetime(3) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `rejected_at` datetime(3) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `reject_remark` varchar(1000) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `sign_method` int NULL');
     await queryRunner.query("ALTER TABLE `parties` ADD `failed_attempts` int NOT NULL DEFAULT '0'");
-    await queryRunner.query("ALTER TABLE `parties` ADD `last_error_code` varchar(32) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `last_error_message` varchar(500) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `signer_ip` varchar(64) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `user_agent` varchar(300) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `geo` text NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `selfie_key` varchar(64) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `signature_key` varchar(64) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `signature_kind` varchar(16) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `signature_style` varchar(8) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `signature_submitted_at` datetime(3) NULL");
-    await queryRunner.query("ALTER TABLE `parties` ADD `sign_certificate` text NULL");
-    await queryRunner.query("ALTER TABLE `requests` ADD `seal_error` varchar(500) NULL");
-    await queryRunner.query("ALTER TABLE `requests` ADD `seal_failed_at` datetime(3) NULL");
+    await queryRunner.query('ALTER TABLE `parties` ADD `last_error_code` varchar(32) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `last_error_message` varchar(500) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `signer_ip` varchar(64) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `user_agent` varchar(300) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `geo` text NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `selfie_key` varchar(64) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `signature_key` varchar(64) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `signature_kind` varchar(16) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `signature_style` varchar(8) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `signature_submitted_at` datetime(3) NULL');
+    await queryRunner.query('ALTER TABLE `parties` ADD `sign_certificate` text NULL');
+    await queryRunner.query('ALTER TABLE `requests` ADD `seal_error` varchar(500) NULL');
+    await queryRunner.query('ALTER TABLE `requests` ADD `seal_failed_at` datetime(3) NULL');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("ALTER TABLE `requests` DROP COLUMN `seal_failed_at`");
-    await queryRunner.query("ALTER TABLE `requests` DROP COLUMN `seal_error`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `sign_certificate`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `signature_submitted_at`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `signature_style`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `signature_kind`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `signature_key`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `selfie_key`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `geo`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `user_agent`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `signer_ip`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `last_error_message`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `last_error_code`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `failed_attempts`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `sign_method`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `reject_remark`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `rejected_at`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `otp_verified_at`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `accepted_at`");
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `opened_at`");
-    await queryRunner.query("DROP TABLE `seal_keys`");
-    await queryRunner.query("DROP INDEX `idx_otps_party_created` ON `otps`");
-    await queryRunner.query("DROP TABLE `otps`");
+    await queryRunner.query('ALTER TABLE `requests` DROP COLUMN `seal_failed_at`');
+    await queryRunner.query('ALTER TABLE `requests` DROP COLUMN `seal_error`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `sign_certificate`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `signature_submitted_at`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `signature_style`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `signature_kind`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `signature_key`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `selfie_key`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `geo`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `user_agent`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `signer_ip`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `last_error_message`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `last_error_code`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `failed_attempts`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `sign_method`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `reject_remark`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `rejected_at`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `otp_verified_at`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `accepted_at`');
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `opened_at`');
+    await queryRunner.query('DROP TABLE `seal_keys`');
+    await queryRunner.query('DROP INDEX `idx_otps_party_created` ON `otps`');
+    await queryRunner.query('DROP TABLE `otps`');
   }
 }

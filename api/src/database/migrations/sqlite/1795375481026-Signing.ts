@@ -5,46 +5,70 @@ export class Signing1795375481026 implements MigrationInterface {
   name = 'Signing1795375481026';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("CREATE TABLE \"otps\" (\"id\" varchar(36) PRIMARY KEY NOT NULL, \"party_id\" varchar(36) NOT NULL, \"org_id\" varchar(64) NOT NULL, \"ref_id\" bigint NOT NULL, \"code_hash\" varchar(64) NOT NULL, \"expires_at\" datetime(3) NOT NULL, \"attempts\" integer NOT NULL DEFAULT (0), \"verified_at\" datetime(3), \"created_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("CREATE INDEX \"idx_otps_party_created\" ON \"otps\" (\"party_id\", \"created_at\") ");
-    await queryRunner.query("CREATE TABLE \"seal_keys\" (\"id\" varchar(80) PRIMARY KEY NOT NULL, \"org_id\" varchar(64), \"kind\" varchar(8) NOT NULL, \"cert_pem\" text NOT NULL, \"key_pem\" text NOT NULL, \"chain_pem\" text NOT NULL, \"source\" varchar(16) NOT NULL, \"created_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("DROP INDEX \"uq_parties_request_order\"");
-    await queryRunner.query("DROP INDEX \"idx_parties_org_ref\"");
-    await queryRunner.query("DROP INDEX \"uq_parties_token\"");
-    await queryRunner.query("CREATE TABLE \"temporary_parties\" (\"id\" varchar(36) PRIMARY KEY NOT NULL, \"ref_id\" bigint NOT NULL, \"org_id\" varchar(64) NOT NULL, \"party_order\" integer NOT NULL, \"name\" varchar(200) NOT NULL, \"email\" varchar(254) NOT NULL, \"phone_number\" varchar(32) NOT NULL, \"observer\" boolean NOT NULL, \"signature_type\" varchar(16), \"status\" varchar(16) NOT NULL, \"token_hash\" varchar(64), \"token_nonce\" varchar(32), \"page_no\" text, \"apply_all\" boolean NOT NULL DEFAULT (0), \"rectangle\" varchar(64), \"drag_coord\" text, \"boxes\" text, \"invited_at\" datetime(3), \"reminded_at\" datetime(3), \"signed_at\" datetime(3), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL, \"opened_at\" datetime(3), \"accepted_at\" datetime(3), \"otp_verified_at\" datetime(3), \"rejected_at\" datetime(3), \"reject_remark\" varchar(1000), \"sign_method\" integer, \"failed_attempts\" integer NOT NULL DEFAULT (0), \"last_error_code\" varchar(32), \"last_error_message\" varchar(500), \"signer_ip\" varchar(64), \"user_agent\" varchar(300), \"geo\" text, \"selfie_key\" varchar(64), \"signature_key\" varchar(64), \"signature_kind\" varchar(16), \"signature_style\" varchar(8), \"signature_submitted_at\" datetime(3), \"sign_certificate\" text)");
-    await queryRunner.query("INSERT INTO \"temporary_parties\"(\"id\", \"ref_id\", \"org_id\", \"party_order\", \"name\", \"email\", \"phone_number\", \"observer\", \"signature_type\", \"status\", \"token_hash\", \"token_nonce\", \"page_no\", \"apply_all\", \"rectangle\", \"drag_coord\", \"boxes\", \"invited_at\", \"reminded_at\", \"signed_at\", \"created_at\", \"updated_at\") SELECT \"id\", \"ref_id\", \"org_id\", \"party_order\", \"name\", \"email\", \"phone_number\", \"observer\", \"signature_type\", \"status\", \"token_hash\", \"token_nonce\", \"page_no\", \"apply_all\", \"rectangle\", \"drag_coord\", \"boxes\", \"invited_at\", \"reminded_at\", \"signed_at\", \"created_at\", \"updated_at\" FROM \"parties\"");
-    await queryRunner.query("DROP TABLE \"parties\"");
-    await queryRunner.query("ALTER TABLE \"temporary_parties\" RENAME TO \"parties\"");
-    await queryRunner.query("CREATE UNIQUE INDEX \"uq_parties_request_order\" ON \"parties\" (\"ref_id\", \"party_order\") ");
-    await queryRunner.query("CREATE INDEX \"idx_parties_org_ref\" ON \"parties\" (\"org_id\", \"ref_id\") ");
-    await queryRunner.query("CREATE UNIQUE INDEX \"uq_parties_token\" ON \"parties\" (\"token_hash\") ");
-    await queryRunner.query("DROP INDEX \"idx_requests_list\"");
-    await queryRunner.query("CREATE TABLE \"temporary_requests\" (\"ref_id\" bigint PRIMARY KEY NOT NULL, \"org_id\" varchar(64) NOT NULL, \"filename\" varchar(255) NOT NULL, \"file_key\" varchar(64) NOT NULL, \"file_size\" integer NOT NULL, \"total_pages\" integer NOT NULL, \"geometry\" text NOT NULL, \"check_order\" boolean NOT NULL, \"otp_required\" boolean NOT NULL, \"reminder\" boolean NOT NULL DEFAULT (0), \"reminder_duration\" integer, \"status\" varchar(16) NOT NULL, \"is_draft\" boolean NOT NULL, \"signers_total\" integer NOT NULL, \"signers_done\" integer NOT NULL DEFAULT (0), \"template_id\" varchar(36), \"created_by\" varchar(36) NOT NULL, \"submitted_at\" datetime(3), \"expires_at\" datetime(3), \"completed_at\" datetime(3), \"signed_file_key\" varchar(64), \"deleted_at\" datetime(3), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL, \"seal_error\" varchar(500), \"seal_failed_at\" datetime(3))");
-    await queryRunner.query("INSERT INTO \"temporary_requests\"(\"ref_id\", \"org_id\", \"filename\", \"file_key\", \"file_size\", \"total_pages\", \"geometry\", \"check_order\", \"otp_required\", \"reminder\", \"reminder_duration\", \"status\", \"is_draft\", \"signers_total\", \"signers_done\", \"template_id\", \"created_by\", \"submitted_at\", \"expires_at\", \"completed_at\", \"signed_file_key\", \"deleted_at\", \"created_at\", \"updated_at\") SELECT \"ref_id\", \"org_id\", \"filename\", \"file_key\", \"file_size\", \"total_pages\", \"geometry\", \"check_order\", \"otp_required\", \"reminder\", \"reminder_duration\", \"status\", \"is_draft\", \"signers_total\", \"signers_done\", \"template_id\", \"created_by\", \"submitted_at\", \"expires_at\", \"completed_at\", \"signed_file_key\", \"deleted_at\", \"created_at\", \"updated_at\" FROM \"requests\"");
-    await queryRunner.query("DROP TABLE \"requests\"");
-    await queryRunner.query("ALTER TABLE \"temporary_requests\" RENAME TO \"requests\"");
-    await queryRunner.query("CREATE INDEX \"idx_requests_list\" ON \"requests\" (\"org_id\", \"is_draft\", \"deleted_at\", \"created_at\", \"filename\") ");
+    await queryRunner.query(
+      'CREATE TABLE "otps" ("id" varchar(36) PRIMARY KEY NOT NULL, "party_id" varchar(36) NOT NULL, "org_id" varchar(64) NOT NULL, "ref_id" bigint NOT NULL, "code_hash" varchar(64) NOT NULL, "expires_at" datetime(3) NOT NULL, "attempts" integer NOT NULL DEFAULT (0), "verified_at" datetime(3), "created_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query('CREATE INDEX "idx_otps_party_created" ON "otps" ("party_id", "created_at") ');
+    await queryRunner.query(
+      'CREATE TABLE "seal_keys" ("id" varchar(80) PRIMARY KEY NOT NULL, "org_id" varchar(64), "kind" varchar(8) NOT NULL, "cert_pem" text NOT NULL, "key_pem" text NOT NULL, "chain_pem" text NOT NULL, "source" varchar(16) NOT NULL, "created_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query('DROP INDEX "uq_parties_request_order"');
+    await queryRunner.query('DROP INDEX "idx_parties_org_ref"');
+    await queryRunner.query('DROP INDEX "uq_parties_token"');
+    await queryRunner.query(
+      'CREATE TABLE "temporary_parties" ("id" varchar(36) PRIMARY KEY NOT NULL, "ref_id" bigint NOT NULL, "org_id" varchar(64) NOT NULL, "party_order" integer NOT NULL, "name" varchar(200) NOT NULL, "email" varchar(254) NOT NULL, "phone_number" varchar(32) NOT NULL, "observer" boolean NOT NULL, "signature_type" varchar(16), "status" varchar(16) NOT NULL, "token_hash" varchar(64), "token_nonce" varchar(32), "page_no" text, "apply_all" boolean NOT NULL DEFAULT (0), "rectangle" varchar(64), "drag_coord" text, "boxes" text, "invited_at" datetime(3), "reminded_at" datetime(3), "signed_at" datetime(3), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL, "opened_at" datetime(3), "accepted_at" datetime(3), "otp_verified_at" datetime(3), "rejected_at" datetime(3), "reject_remark" varchar(1000), "sign_method" integer, "failed_attempts" integer NOT NULL DEFAULT (0), "last_error_code" varchar(32), "last_error_message" varchar(500), "signer_ip" varchar(64), "user_agent" varchar(300), "geo" text, "selfie_key" varchar(64), "signature_key" varchar(64), "signature_kind" varchar(16), "signature_style" varchar(8), "signature_submitted_at" datetime(3), "sign_certificate" text)',
+    );
+    await queryRunner.query(
+      'INSERT INTO "temporary_parties"("id", "ref_id", "org_id", "party_order", "name", "email", "phone_number", "observer", "signature_type", "status", "token_hash", "token_nonce", "page_no", "apply_all", "rectangle", "drag_coord", "boxes", "invited_at", "reminded_at", "signed_at", "created_at", "updated_at") SELECT "id", "ref_id", "org_id", "party_order", "name", "email", "phone_number", "observer", "signature_type", "status", "token_hash", "token_nonce", "page_no", "apply_all", "rectangle", "drag_coord", "boxes", "invited_at", "reminded_at", "signed_at", "created_at", "updated_at" FROM "parties"',
+    );
+    await queryRunner.query('DROP TABLE "parties"');
+    await queryRunner.query('ALTER TABLE "temporary_parties" RENAME TO "parties"');
+    await queryRunner.query('CREATE UNIQUE INDEX "uq_parties_request_order" ON "parties" ("ref_id", "party_order") ');
+    await queryRunner.query('CREATE INDEX "idx_parties_org_ref" ON "parties" ("org_id", "ref_id") ');
+    await queryRunner.query('CREATE UNIQUE INDEX "uq_parties_token" ON "parties" ("token_hash") ');
+    await queryRunner.query('DROP INDEX "idx_requests_list"');
+    await queryRunner.query(
+      'CREATE TABLE "temporary_requests" ("ref_id" bigint PRIMARY KEY NOT NULL, "org_id" varchar(64) NOT NULL, "filename" varchar(255) NOT NULL, "file_key" varchar(64) NOT NULL, "file_size" integer NOT NULL, "total_pages" integer NOT NULL, "geometry" text NOT NULL, "check_order" boolean NOT NULL, "otp_required" boolean NOT NULL, "reminder" boolean NOT NULL DEFAULT (0), "reminder_duration" integer, "status" varchar(16) NOT NULL, "is_draft" boolean NOT NULL, "signers_total" integer NOT NULL, "signers_done" integer NOT NULL DEFAULT (0), "template_id" varchar(36), "created_by" varchar(36) NOT NULL, "submitted_at" datetime(3), "expires_at" datetime(3), "completed_at" datetime(3), "signed_file_key" varchar(64), "deleted_at" datetime(3), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL, "seal_error" varchar(500), "seal_failed_at" datetime(3))',
+    );
+    await queryRunner.query(
+      'INSERT INTO "temporary_requests"("ref_id", "org_id", "filename", "file_key", "file_size", "total_pages", "geometry", "check_order", "otp_required", "reminder", "reminder_duration", "status", "is_draft", "signers_total", "signers_done", "template_id", "created_by", "submitted_at", "expires_at", "completed_at", "signed_file_key", "deleted_at", "created_at", "updated_at") SELECT "ref_id", "org_id", "filename", "file_key", "file_size", "total_pages", "geometry", "check_order", "otp_required", "reminder", "reminder_duration", "status", "is_draft", "signers_total", "signers_done", "template_id", "created_by", "submitted_at", "expires_at", "completed_at", "signed_file_key", "deleted_at", "created_at", "updated_at" FROM "requests"',
+    );
+    await queryRunner.query('DROP TABLE "requests"');
+    await queryRunner.query('ALTER TABLE "temporary_requests" RENAME TO "requests"');
+    await queryRunner.query(
+      'CREATE INDEX "idx_requests_list" ON "requests" ("org_id", "is_draft", "deleted_at", "created_at", "filename") ',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP INDEX \"idx_requests_list\"");
-    await queryRunner.query("ALTER TABLE \"requests\" RENAME TO \"temporary_requests\"");
-    await queryRunner.query("CREATE TABLE \"requests\" (\"ref_id\" bigint PRIMARY KEY NOT NULL, \"org_id\" varchar(64) NOT NULL, \"filename\" varchar(255) NOT NULL, \"file_key\" varchar(64) NOT NULL, \"file_size\" integer NOT NULL, \"total_pages\" integer NOT NULL, \"geometry\" text NOT NULL, \"check_order\" boolean NOT NULL, \"otp_required\" boolean NOT NULL, \"reminder\" boolean NOT NULL DEFAULT (0), \"reminder_duration\" integer, \"status\" varchar(16) NOT NULL, \"is_draft\" boolean NOT NULL, \"signers_total\" integer NOT NULL, \"signers_done\" integer NOT NULL DEFAULT (0), \"template_id\" varchar(36), \"created_by\" varchar(36) NOT NULL, \"submitted_at\" datetime(3), \"expires_at\" datetime(3), \"completed_at\" datetime(3), \"signed_file_key\" varchar(64), \"deleted_at\" datetime(3), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("INSERT INTO \"requests\"(\"ref_id\", \"org_id\", \"filename\", \"file_key\", \"file_size\", \"total_pages\", \"geometry\", \"check_order\", \"otp_required\", \"reminder\", \"reminder_duration\", \"status\", \"is_draft\", \"signers_total\", \"signers_done\", \"template_id\", \"created_by\", \"submitted_at\", \"expires_at\", \"completed_at\", \"signed_file_key\", \"deleted_at\", \"created_at\", \"updated_at\") SELECT \"ref_id\", \"org_id\", \"filename\", \"file_key\", \"file_size\", \"total_pages\", \"geometry\", \"check_order\", \"otp_required\", \"reminder\", \"reminder_duration\", \"status\", \"is_draft\", \"signers_total\", \"signers_done\", \"template_id\", \"created_by\", \"submitted_at\", \"expires_at\", \"completed_at\", \"signed_file_key\", \"deleted_at\", \"created_at\", \"updated_at\" FROM \"temporary_requests\"");
-    await queryRunner.query("DROP TABLE \"temporary_requests\"");
-    await queryRunner.query("CREATE INDEX \"idx_requests_list\" ON \"requests\" (\"org_id\", \"is_draft\", \"deleted_at\", \"created_at\", \"filename\") ");
-    await queryRunner.query("DROP INDEX \"uq_parties_token\"");
-    await queryRunner.query("DROP INDEX \"idx_parties_org_ref\"");
-    await queryRunner.query("DROP INDEX \"uq_parties_request_order\"");
-    await queryRunner.query("ALTER TABLE \"parties\" RENAME TO \"temporary_parties\"");
-    await queryRunner.query("CREATE TABLE \"parties\" (\"id\" varchar(36) PRIMARY KEY NOT NULL, \"ref_id\" bigint NOT NULL, \"org_id\" varchar(64) NOT NULL, \"party_order\" integer NOT NULL, \"name\" varchar(200) NOT NULL, \"email\" varchar(254) NOT NULL, \"phone_number\" varchar(32) NOT NULL, \"observer\" boolean NOT NULL, \"signature_type\" varchar(16), \"status\" varchar(16) NOT NULL, \"token_hash\" varchar(64), \"token_nonce\" varchar(32), \"page_no\" text, \"apply_all\" boolean NOT NULL DEFAULT (0), \"rectangle\" varchar(64), \"drag_coord\" text, \"boxes\" text, \"invited_at\" datetime(3), \"reminded_at\" datetime(3), \"signed_at\" datetime(3), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL)");
-    await queryRunner.query("INSERT INTO \"parties\"(\"id\", \"ref_id\", \"org_id\", \"party_order\", \"name\", \"email\", \"phone_number\", \"observer\", \"signature_type\", \"status\", \"token_hash\", \"token_nonce\", \"page_no\", \"apply_all\", \"rectangle\", \"drag_coord\", \"boxes\", \"invited_at\", \"reminded_at\", \"signed_at\", \"created_at\", \"updated_at\") SELECT \"id\", \"ref_id\", \"org_id\", \"party_order\", \"name\", \"email\", \"phone_number\", \"observer\", \"signature_type\", \"status\", \"token_hash\", \"token_nonce\", \"page_no\", \"apply_all\", \"rectangle\", \"drag_coord\", \"boxes\", \"invited_at\", \"reminded_at\", \"signed_at\", \"created_at\", \"updated_at\" FROM \"temporary_parties\"");
-    await queryRunner.query("DROP TABLE \"temporary_parties\"");
-    await queryRunner.query("CREATE UNIQUE INDEX \"uq_parties_token\" ON \"parties\" (\"token_hash\") ");
-    await queryRunner.query("CREATE INDEX \"idx_parties_org_ref\" ON \"parties\" (\"org_id\", \"ref_id\") ");
-    await queryRunner.query("CREATE UNIQUE INDEX \"uq_parties_request_order\" ON \"parties\" (\"ref_id\", \"party_order\") ");
-    await queryRunner.query("DROP TABLE \"seal_keys\"");
-    await queryRunner.query("DROP INDEX \"idx_otps_party_created\"");
-    await queryRunner.query("DROP TABLE \"otps\"");
+    await queryRunner.query('DROP INDEX "idx_requests_list"');
+    await queryRunner.query('ALTER TABLE "requests" RENAME TO "temporary_requests"');
+    await queryRunner.query(
+      'CREATE TABLE "requests" ("ref_id" bigint PRIMARY KEY NOT NULL, "org_id" varchar(64) NOT NULL, "filename" varchar(255) NOT NULL, "file_key" varchar(64) NOT NULL, "file_size" integer NOT NULL, "total_pages" integer NOT NULL, "geometry" text NOT NULL, "check_order" boolean NOT NULL, "otp_required" boolean NOT NULL, "reminder" boolean NOT NULL DEFAULT (0), "reminder_duration" integer, "status" varchar(16) NOT NULL, "is_draft" boolean NOT NULL, "signers_total" integer NOT NULL, "signers_done" integer NOT NULL DEFAULT (0), "template_id" varchar(36), "created_by" varchar(36) NOT NULL, "submitted_at" datetime(3), "expires_at" datetime(3), "completed_at" datetime(3), "signed_file_key" varchar(64), "deleted_at" datetime(3), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query(
+      'INSERT INTO "requests"("ref_id", "org_id", "filename", "file_key", "file_size", "total_pages", "geometry", "check_order", "otp_required", "reminder", "reminder_duration", "status", "is_draft", "signers_total", "signers_done", "template_id", "created_by", "submitted_at", "expires_at", "completed_at", "signed_file_key", "deleted_at", "created_at", "updated_at") SELECT "ref_id", "org_id", "filename", "file_key", "file_size", "total_pages", "geometry", "check_order", "otp_required", "reminder", "reminder_duration", "status", "is_draft", "signers_total", "signers_done", "template_id", "created_by", "submitted_at", "expires_at", "completed_at", "signed_file_key", "deleted_at", "created_at", "updated_at" FROM "temporary_requests"',
+    );
+    await queryRunner.query('DROP TABLE "temporary_requests"');
+    await queryRunner.query(
+      'CREATE INDEX "idx_requests_list" ON "requests" ("org_id", "is_draft", "deleted_at", "created_at", "filename") ',
+    );
+    await queryRunner.query('DROP INDEX "uq_parties_token"');
+    await queryRunner.query('DROP INDEX "idx_parties_org_ref"');
+    await queryRunner.query('DROP INDEX "uq_parties_request_order"');
+    await queryRunner.query('ALTER TABLE "parties" RENAME TO "temporary_parties"');
+    await queryRunner.query(
+      'CREATE TABLE "parties" ("id" varchar(36) PRIMARY KEY NOT NULL, "ref_id" bigint NOT NULL, "org_id" varchar(64) NOT NULL, "party_order" integer NOT NULL, "name" varchar(200) NOT NULL, "email" varchar(254) NOT NULL, "phone_number" varchar(32) NOT NULL, "observer" boolean NOT NULL, "signature_type" varchar(16), "status" varchar(16) NOT NULL, "token_hash" varchar(64), "token_nonce" varchar(32), "page_no" text, "apply_all" boolean NOT NULL DEFAULT (0), "rectangle" varchar(64), "drag_coord" text, "boxes" text, "invited_at" datetime(3), "reminded_at" datetime(3), "signed_at" datetime(3), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL)',
+    );
+    await queryRunner.query(
+      'INSERT INTO "parties"("id", "ref_id", "org_id", "party_order", "name", "email", "phone_number", "observer", "signature_type", "status", "token_hash", "token_nonce", "page_no", "apply_all", "rectangle", "drag_coord", "boxes", "invited_at", "reminded_at", "signed_at", "created_at", "updated_at") SELECT "id", "ref_id", "org_id", "party_order", "name", "email", "phone_number", "observer", "signature_type", "status", "token_hash", "token_nonce", "page_no", "apply_all", "rectangle", "drag_coord", "boxes", "invited_at", "reminded_at", "signed_at", "created_at", "updated_at" FROM "temporary_parties"',
+    );
+    await queryRunner.query('DROP TABLE "temporary_parties"');
+    await queryRunner.query('CREATE UNIQUE INDEX "uq_parties_token" ON "parties" ("token_hash") ');
+    await queryRunner.query('CREATE INDEX "idx_parties_org_ref" ON "parties" ("org_id", "ref_id") ');
+    await queryRunner.query('CREATE UNIQUE INDEX "uq_parties_request_order" ON "parties" ("ref_id", "party_order") ');
+    await queryRunner.query('DROP TABLE "seal_keys"');
+    await queryRunner.query('DROP INDEX "idx_otps_party_created"');
+    await queryRunner.query('DROP TABLE "otps"');
   }
 }

@@ -34,9 +34,9 @@ function load(): Country[] {
   countries = collection.features
     .filter((f) => f.geometry)
     .map((f) => {
-      const polygons = (
-        f.geometry.type === 'Polygon' ? [f.geometry.coordinates] : f.geometry.coordinates
-      ) as unknown as Ring[][];
+      const polygons = (f.geometry.type === 'Polygon'
+        ? [f.geometry.coordinates]
+        : f.geometry.coordinates) as unknown as Ring[][];
       const bbox: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
       for (const ring of polygons.flat()) {
         for (const [x, y] of ring) {

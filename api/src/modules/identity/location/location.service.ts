@@ -10,11 +10,7 @@ import { countryAt, INDIA } from './countries';
  */
 @Injectable()
 export class LocationService {
-  decide(
-    org: Pick<OrganisationEntity, 'allowSigningFromIndia'>,
-    latitude: number,
-    longitude: number,
-  ): PartyLocation {
+  decide(org: Pick<OrganisationEntity, 'allowSigningFromIndia'>, latitude: number, longitude: number): PartyLocation {
     const hit = countryAt(latitude, longitude);
     const inIndia = hit?.id === INDIA;
     return {

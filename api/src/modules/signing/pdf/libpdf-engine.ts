@@ -73,7 +73,11 @@ function encodable(font: EmbeddedFont, text: string): string {
 export class LibPdfEngine extends SigningEngine {
   private async open(document: Uint8Array): Promise<PDF> {
     const pdf = await PDF.load(document);
-    const signed = pdf.getForm()?.getSignatureFields().some((field) => field.isSigned()) ?? false;
+    const signed =
+      pdf
+        .getForm()
+        ?.getSignatureFields()
+        .some((field) => field.isSigned()) ?? false;
     const blocker = pdf.canSaveIncrementally();
     // Without signatures a full rewrite harms nothing; with them it would turn each into a digest mismatch.
     if (signed && blocker) throw new DocumentNotSignableError(blocker);

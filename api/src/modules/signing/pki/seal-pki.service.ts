@@ -144,11 +144,20 @@ export class SealPkiService {
       const root = await this.root();
       const now = this.clock.now();
       const caPair = await issueOrganisationCa(root, org, now);
-      issuer = await this.insertOnce(this.entity(`${org.id}:issuer`, org.id, 'issuer', caPair, [root.certPem], 'generated'));
+      issuer = await this.insertOnce(
+        this.entity(`${org.id}:issuer`, org.id, 'issuer', caPair, [root.certPem], 'generated'),
+      );
       const issuerPair = { certPem: issuer.certPem, keyPem: issuer.keyPem };
       const sealPair = await issueSealCertificate(issuerPair, org, now);
       await this.insertOnce(
-        this.entity(`${org.id}:seal`, org.id, 'seal', sealPair, [issuer.certPem, ...splitPems(issuer.chainPem)], 'generated'),
+        this.entity(
+          `${org.id}:seal`,
+          org.id,
+          'seal',
+          sealPair,
+          [issuer.certPem, ...splitPems(issuer.chainPem)],
+          'generated',
+        ),
       );
     }
     [issuer, seal] = await Promise.all([
@@ -159,7 +168,11 @@ export class SealPkiService {
   }
 
   /** Replaces the organisation's certificates with its PKCS#12 (a CA issues per signer; a leaf signs everything). */
-  async importPkcs12(org: { id: string; name: string }, bytes: Uint8Array, password: string): Promise<CertificateSummary> {
+  async importPkcs12(
+    org: { id: string; name: string },
+    bytes: Uint8Array,
+    password: string,
+  ): Promise<CertificateSummary> {
     let material: Pkcs12Material;
     try {
       material = await readPkcs12(bytes, password);
@@ -183,10 +196,19 @@ export class SealPkiService {
           this.entity(`${org.id}:issuer`, org.id, 'issuer', pair, material.chainPems, 'pkcs12'),
         );
         await this.rows(manager).insert(
-          this.entity(`${org.id}:seal`, org.id, 'seal', sealPair, [material.certPem, ...material.chainPems], 'generated'),
+          this.entity(
+            `${org.id}:seal`,
+            org.id,
+            'seal',
+            sealPair,
+            [material.certPem, ...material.chainPems],
+            'generated',
+          ),
         );
       } else {
-        await this.rows(manager).insert(this.entity(`${org.id}:seal`, org.id, 'seal', pair, material.chainPems, 'pkcs12'));
+        await this.rows(manager).insert(
+          this.entity(`${org.id}:seal`, org.id, 'seal', pair, material.chainPems, 'pkcs12'),
+        );
       }
     });
   }
