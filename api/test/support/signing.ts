@@ -183,26 +183,45 @@ export interface Verified {
     signer: string;
     valid: boolean;
     trusted: boolean;
+    signed: boolean;
     wholeDocument: boolean;
     validation: string;
   }[];
   qpdf: { exitCode: number; warnings: string[]; newWarnings: string[] };
 }
 
-/** The shared pdf-verify tool (pdfsig trusting the development root CA, and qpdf against the original). */
+/** qpdf --check's warnings without the file's path, so two files' warnings can be compared. */
+function qpdfWarnings(file: string): string[] {
+  const run = spawnSync('qpdf', ['--check', file], { encoding: 'utf8' });
+  return `${run.stdout}\n${run.stderr}`
+    .split('\n')
+    .filter((line) => /WARNING/i.test(line))
+    .map((line) => line.split(file).join('FILE'));
+}
+
+/**
+ * The shared pdf-verify tool (pdfsig trusting the development root CA, qpdf's errors), and qpdf's warnings compared
+ * with the original's here: pdf-verify compares whole warning lines, which carry each file's own path.
+ */
 export async function verifyPdf(t: TestApp, pdf: Buffer, original?: Buffer): Promise<Verified> {
   const dir = mkdtempSync(join(tmpdir(), 'esign-verify-'));
   try {
     writeFileSync(join(dir, 'signed.pdf'), pdf);
     writeFileSync(join(dir, 'ca.pem'), await t.app.get(SealPkiService).rootCertificatePem());
     const args = [join(dir, 'signed.pdf'), '--ca', join(dir, 'ca.pem')];
-    if (original) {
-      writeFileSync(join(dir, 'original.pdf'), original);
-      args.push('--original', join(dir, 'original.pdf'));
-    }
     const run = spawnSync(join(sharedDir(), 'tools', 'pdf-verify'), args, { encoding: 'utf8' });
     if (!run.stdout) throw new Error(`pdf-verify failed: ${run.stderr}`);
-    return JSON.parse(run.stdout) as Verified;
+    const verified = JSON.parse(run.stdout) as Verified;
+    if (original) {
+      writeFileSync(join(dir, 'original.pdf'), original);
+      const before = new Set(qpdfWarnings(join(dir, 'original.pdf')));
+      verified.qpdf.newWarnings = qpdfWarnings(join(dir, 'signed.pdf')).filter((w) => !before.has(w));
+      if (verified.qpdf.newWarnings.length) {
+        verified.ok = false;
+        verified.problems.push(`qpdf warnings the original did not have: ${verified.qpdf.newWarnings.join('; ')}`);
+      }
+    }
+    return verified;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

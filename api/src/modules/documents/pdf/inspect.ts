@@ -2,6 +2,7 @@ import { Limits } from '@esign/contract';
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument, type PDFPageLeaf } from 'pdf-lib';
 import { AppError } from '../../../common/app-error';
 import type { PageGeometry } from '../../requests/request.entity';
+import { appendBlocker } from './incremental';
 import { countSignatures, loadPdf } from './load';
 import { damaged, encrypted, invalidFormat, signedAndDamaged, tooLarge } from './messages';
 import { toRuns } from './pageRuns';
@@ -72,7 +73,10 @@ async function examine(bytes: Buffer, mayRepair: boolean): Promise<InspectedPdf>
   if (!(root instanceof PDFRef) || root.objectNumber !== structure.root) needsRepair = true;
   const signatureCount = countSignatures(doc);
 
-  if (!needsRepair) return describe(doc, bytes, false, signatureCount);
+  if (!needsRepair) {
+    if (signatureCount > 0 && (await appendBlocker(bytes))) throw signedAndDamaged();
+    return describe(doc, bytes, false, signatureCount);
+  }
   if (!mayRepair) throw damaged();
 
   if (signatureCount > 0 || structure.byteRangeSeen) throw signedAndDamaged();
