@@ -1,0 +1,125 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PDFDocument, degrees } from 'pdf-lib';
+import { readFixture } from '../../../../test/support/fixtures';
+import { SIGNATURE_PNG } from '../../../../test/support/signing';
+import { inspectPdf } from '../../documents/pdf/inspect';
+import { placeBoxes } from '../../documents/pdf/placement';
+import {
+  generateRootCa,
+  issueOrganisationCa,
+  issueSignerCertificate,
+  loadIssuer,
+} from '../pki/certificates';
+import { DocumentNotSignableError } from './engine';
+import { LibPdfEngine } from './libpdf-engine';
+
+const DPI = 40;
+
+function render(pdf: Uint8Array, page: number): { width: number; height: number; pixels: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'engine-spec-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('pdftoppm', ['-gray', '-r', String(DPI), '-f', String(page), '-l', String(page), '-singlefile', join(dir, 'in.pdf'), join(dir, 'out')]);
+    const pgm = readFileSync(join(dir, 'out.pgm'));
+    const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.toString('latin1', 0, 64))!;
+    return { width: Number(header[1]), height: Number(header[2]), pixels: pgm.subarray(header[0].length) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Where a page changed, in the displayed picture's 840-point console convention. */
+function changedArea(before: Uint8Array, after: Uint8Array, page: number) {
+  const a = render(before, page);
+  const b = render(after, page);
+  const s = a.height / 840;
+  let [x1, y1, x2, y2] = [Infinity, Infinity, -1, -1];
+  for (let y = 0; y < a.height; y++)
+    for (let x = 0; x < a.width; x++)
+      if (Math.abs(a.pixels[y * a.width + x] - b.pixels[y * b.width + x]) > 40) {
+        x1 = Math.min(x1, x);
+        y1 = Math.min(y1, y);
+        x2 = Math.max(x2, x);
+        y2 = Math.max(y2, y);
+      }
+  return { x1: x1 / s, y1: y1 / s, x2: (x2 + 1) / s, y2: (y2 + 1) / s };
+}
+
+describe('LibPdfEngine: stamps where the console showed the box, upright on turned pages', () => {
+  let signerFor: (name: string) => ReturnType<typeof issueSignerCertificate>;
+
+  beforeAll(async () => {
+    const now = new Date();
+    const root = await generateRootCa(now);
+    const issuer = await loadIssuer(await issueOrganisationCa(root, { id: 'acme', name: 'Acme' }, now), [root.certPem]);
+    signerFor = (name) => issueSignerCertificate(issuer, { name, organisation: 'Acme' }, now);
+  });
+
+  it.each([0, 90, 180, 270])('a page turned by /Rotate %i', async (rotation) => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([612, 792]);
+    page.setRotation(degrees(rotation));
+    page.drawText('Page content', { x: 72, y: 700, size: 24 });
+    const original = await doc.save({ useObjectStreams: false });
+    const inspected = await inspectPdf({ bytes: Buffer.from(original), filename: 'turned.pdf', mimeType: 'application/pdf' });
+    const rectangle = '100,500,400,600';
+    const boxes = placeBoxes({ rectangle, pageNo: [1], applyAll: false, totalPages: 1, geometry: inspected.geometry });
+
+    const { signer } = await signerFor('Asha Rao');
+    const signed = await new LibPdfEngine().signParty(
+      original,
+      { boxes, image: SIGNATURE_PNG },
+      { signer, fieldName: 'esign_party_1', reason: 'test', signingTime: new Date() },
+    );
+    const area = changedArea(original, signed, 1);
+    // Inside the box (with a little slack for anti-aliasing) ...
+    expect(area.x1).toBeGreaterThanOrEqual(100 - 3);
+    expect(area.y1).toBeGreaterThanOrEqual(500 - 3);
+    expect(area.x2).toBeLessThanOrEqual(400 + 3);
+    expect(area.y2).toBeLessThanOrEqual(600 + 3);
+    // ... and upright: the 3:1 signature is wider than tall as displayed.
+    expect(area.x2 - area.x1).toBeGreaterThan(2 * (area.y2 - area.y1));
+  });
+
+  it('renders a typed name in the box, in the embedded DejaVu face, subset', async () => {
+    const original = readFixture('pdfs', 'normal.pdf');
+    const inspected = await inspectPdf({ bytes: original, filename: 'normal.pdf', mimeType: 'application/pdf' });
+    const boxes = placeBoxes({ rectangle: '0,790,150,840', pageNo: [2], applyAll: false, totalPages: 2, geometry: inspected.geometry });
+    const { signer } = await signerFor('Zoë Łukasiewicz');
+    const signed = await new LibPdfEngine().signParty(
+      original,
+      { boxes, text: { value: 'Zoë Łukasiewicz', italic: true } },
+      { signer, fieldName: 'esign_party_1', reason: 'test', signingTime: new Date() },
+    );
+    const area = changedArea(original, signed, 2);
+    expect(area.x1).toBeGreaterThanOrEqual(0);
+    expect(area.y1).toBeGreaterThanOrEqual(790 - 3);
+    expect(area.x2).toBeLessThanOrEqual(150 + 3);
+    const dir = mkdtempSync(join(tmpdir(), 'engine-spec-'));
+    try {
+      writeFileSync(join(dir, 'signed.pdf'), signed);
+      const text = execFileSync('pdftotext', ['-f', '2', '-l', '2', join(dir, 'signed.pdf'), '-'], { encoding: 'utf8' });
+      expect(text).toContain('Zoë Łukasiewicz');
+      const fonts = execFileSync('pdffonts', [join(dir, 'signed.pdf')], { encoding: 'utf8' });
+      expect(fonts).toMatch(/[A-Z]{6}\+DejaVuSans-Oblique\s+CID TrueType\s+Identity-H\s+yes\s+yes/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Subset: the oblique face alone is about 600 KB.
+    expect(signed.length - original.length).toBeLessThan(60_000);
+  });
+
+  it('refuses to sign a signed document it could only rewrite (its earlier signatures would break)', async () => {
+    const { signer } = await signerFor('Asha Rao');
+    await expect(
+      new LibPdfEngine().signParty(
+        readFixture('pdfs', 'already_signed_twice.pdf'),
+        { boxes: [] },
+        { signer, fieldName: 'esign_party_1', reason: 'test', signingTime: new Date() },
+      ),
+    ).rejects.toBeInstanceOf(DocumentNotSignableError);
+  });
+});
