@@ -2,12 +2,15 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { ORG_MODES, type OrgMode } from '@esign/contract';
 import { Command, CommanderError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
 import { AppModule } from './app.module';
 import { AppError } from './common/app-error';
 import { ConfigError, loadConfig } from './config/app-config';
 import { AuthService } from './modules/auth/auth.service';
 import { UsersService } from './modules/auth/users.service';
 import { OrganisationsService } from './modules/organisations/organisations.service';
+import { SealPkiService } from './modules/signing/pki/seal-pki.service';
+import { SealService } from './modules/signing/seal.service';
 
 /**
  * The management command: `npm run manage -w api -- <command>`. It uses the same configuration (DATA_DIR or
@@ -96,6 +99,49 @@ export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageI
         `Created API key '${key.name}' (id ${key.id}) for organisation '${opts.org}'. Store it now; it is not shown again:`,
       );
       io.out(key.key);
+    });
+
+  program
+    .command('reseal')
+    .description(
+      "Apply a request's submitted signatures and, when every signer is done, its certificate of completion and seal, now (after the seal job gave up).",
+    )
+    .requiredOption('--ref <refId>', 'Ref ID of the request')
+    .action(async (opts: { ref: string }) => {
+      const outcome = await withServices((app) => app.get(SealService).reseal(opts.ref));
+      io.out(
+        `Request ${opts.ref}: ${outcome.applied} signature(s) applied${outcome.completed ? ', completed and sealed' : ''}; status ${outcome.status}.`,
+      );
+    });
+
+  program
+    .command('import-seal')
+    .description(
+      "Use an organisation's own PKCS#12 for its seals: a CA certificate issues each signer's certificate, a leaf certificate signs everything.",
+    )
+    .requiredOption('--org <orgId>', 'organisation id')
+    .requiredOption('--p12 <file>', 'the .p12 / .pfx file')
+    .option('--password-stdin', 'read the PKCS#12 password from standard input (default: no password)')
+    .action(async (opts: { org: string; p12: string; passwordStdin?: boolean }) => {
+      const secret = opts.passwordStdin ? (await io.readStdin()).replace(/\r?\n$/, '') : '';
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(opts.p12);
+      } catch {
+        throw new AppError('VALIDATION_FAILED', `Cannot read ${opts.p12}.`);
+      }
+      const summary = await withServices(async (app) => {
+        const org = await app.get(OrganisationsService).get(opts.org);
+        return app.get(SealPkiService).importPkcs12(org, bytes, secret);
+      });
+      io.out(`Organisation '${opts.org}' now seals with "${summary.subject}" (serial ${summary.serialNumber}).`);
+    });
+
+  program
+    .command('dev-ca')
+    .description('Print the development root CA certificate (PEM): what a PDF verifier must trust for the seals.')
+    .action(async () => {
+      io.out((await withServices((app) => app.get(SealPkiService).rootCertificatePem())).trimEnd());
     });
 
   try {

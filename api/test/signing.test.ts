@@ -1,5 +1,9 @@
-import { Messages } from '@esign/contract';
+import { renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { manage } from '../src/manage';
 import { AuditService } from '../src/modules/audit/audit.service';
+import { JobsService } from '../src/modules/jobs/jobs.service';
+import { SEAL_JOB, SEAL_MAX_ATTEMPTS } from '../src/modules/signing/seal.queue';
 import { PartyEntity } from '../src/modules/requests/party.entity';
 import { readFixture } from './support/fixtures';
 import { SIGNERS } from './support/requests';
@@ -171,6 +175,71 @@ describe('signing a request end to end (electronic signatures, PAdES, certificat
       .send({ remark: 'too late' })
       .expect(400);
     expect(again.body.message).toBe('This document has already been signed by every party.');
-    void Messages;
+  });
+});
+
+describe('a seal that fails', () => {
+  let t: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+    key = await orgApiKey(t, 'acme');
+  });
+  afterAll(() => t.close());
+
+  it('is retried, shows on the dashboard and in the audit trail, and an operator can run it again', async () => {
+    const { refId, tokens } = await sendForSigning(
+      t,
+      key,
+      'acme',
+      { fixture: 'normal.pdf', recipients: [SIGNERS[0]], otpRequired: false },
+      [{ order: 1, pageNo: [1] }],
+    );
+    await signAs(t, { orgId: 'acme', refId, order: 1, token: tokens[1], email: SIGNERS[0].email });
+    // The stored signature image is out of reach (a storage outage): every attempt fails.
+    const image = (await partyRow(t, refId, 1)).signatureKey!;
+    const file = join(t.config.dataDir, 'files', image.slice(0, 2), image.slice(2, 4), image);
+    renameSync(file, `${file}.away`);
+
+    await drain(t);
+    const failed = await requestRow(t, refId);
+    expect(failed.status).toBe('in-progress');
+    expect(failed.sealError).toBe('No such document.');
+    const list = await t.http.get('/v1/request_all/acme').set('apikey', key).expect(200);
+    const item = list.body.data.find((r: { refId: number }) => r.refId === refId);
+    expect([item.status_text, item.seal_error]).toEqual([
+      '0 of 1 signed · signing failed, retrying',
+      'No such document.',
+    ]);
+    const signer = await t.http
+      .get(`/v1/request/acme/${(await partyRow(t, refId, 1)).id}`)
+      .set('x-sign-token', tokens[1])
+      .expect(200);
+    expect(signer.body).toMatchObject({ status: 'signing', signed: false, seal_error: 'No such document.' });
+
+    for (let attempt = 2; attempt <= SEAL_MAX_ATTEMPTS; attempt++) {
+      t.clock.advance(3600);
+      await drain(t);
+    }
+    const [job] = await t.app.get(JobsService).list({ type: SEAL_JOB });
+    expect([job.status, job.attempts]).toEqual(['failed', SEAL_MAX_ATTEMPTS]);
+    const stuck = await requestRow(t, refId);
+    expect(stuck.sealError).toContain(`gave up after ${SEAL_MAX_ATTEMPTS} attempts`);
+    expect(stuck.sealError).toContain(`manage reseal --ref ${refId}`);
+    const events = await t.app.get(AuditService).list(t.db.manager, 'acme', refId);
+    expect(events.filter((e) => e.type === 'request.seal_failed')).toHaveLength(SEAL_MAX_ATTEMPTS);
+
+    renameSync(`${file}.away`, file);
+    const lines: string[] = [];
+    const errors: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => errors.push(l), readStdin: async () => '' };
+    expect(await manage(['reseal', '--ref', String(refId)], t.env, io)).toBe(0);
+    expect(errors).toEqual([]);
+    expect(lines).toEqual([`Request ${refId}: 1 signature(s) applied, completed and sealed; status completed.`]);
+    const done = await requestRow(t, refId);
+    expect([done.status, done.sealError]).toEqual(['completed', null]);
+    expect((await verifyPdf(t, await signedPdf(t, refId))).ok).toBe(true);
   });
 });

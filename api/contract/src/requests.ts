@@ -101,6 +101,8 @@ export interface RequestListItem {
   status: number;
   'max-status': number;
   status_text: string;
+  /** Applying a submitted signature or the final seal failed (the seal job retries); null otherwise. */
+  seal_error: string | null;
   data: PartyView[];
 }
 

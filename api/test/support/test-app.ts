@@ -34,6 +34,8 @@ export interface TestApp {
   config: AppConfig;
   clock: FakeClock;
   db: DataSource;
+  /** DATA_DIR and DATABASE_URL of this app's database, for a management command run beside it. */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ export async function startTestApp(
     config,
     clock,
     db: app.get(DataSource),
+    env: { NODE_ENV: 'test', ...database.env },
     close: async () => {
       await app.close();
       await database.drop();

@@ -134,7 +134,9 @@ describe('refuseSigning: the checks before every signature, in order', () => {
     expect(sign(party({ signatureType: 'All' }), request(), undefined, policy(), 1)).toBe(
       RecipientMessages.methodNotAllowed,
     );
-    expect(sign(party({ signatureType: 'All' }), request(), undefined, policy({ dscDownloadUrl: 'https://x' }), 1)).toBeNull();
+    expect(
+      sign(party({ signatureType: 'All' }), request(), undefined, policy({ dscDownloadUrl: 'https://x' }), 1),
+    ).toBeNull();
   });
 
   it('asks for the location and applies its policy, then for the face capture the organisation wants', () => {

@@ -36,6 +36,12 @@ const STATUS_TEXT: Record<string, string> = {
   cancelled: 'Cancelled',
 };
 
+/** In progress: how far, and whether applying a signature is failing (the seal job retries; an operator can reseal). */
+function statusText(r: RequestEntity): string {
+  const done = `${r.signersDone} of ${r.signersTotal} signed`;
+  return r.sealError ? `${done} · signing failed, retrying` : done;
+}
+
 /**
  * The console's lists, paginated and searched in the database on one index (orgId, isDraft, deletedAt, createdAt,
  * filename), and the /v1 list calls kept for compatibility.
@@ -110,7 +116,8 @@ export class RequestListsService {
       request_status: r.status,
       status: r.signersDone,
       'max-status': r.signersTotal,
-      status_text: STATUS_TEXT[r.status] ?? `${r.signersDone} of ${r.signersTotal} signed`,
+      status_text: STATUS_TEXT[r.status] ?? statusText(r),
+      seal_error: r.status === 'in-progress' ? r.sealError : null,
       data,
     };
   }

@@ -1,7 +1,8 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Limits, SigningMethod } from '@esign/contract';
+import { Limits, RequestMessages, SigningMethod } from '@esign/contract';
 import { DataSource } from 'typeorm';
+import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
 import type { AuditEventEntity } from '../audit/audit-event.entity';
@@ -11,7 +12,7 @@ import { partyTransition } from '../recipients/rules';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEntity } from '../requests/request.entity';
 import { RequestEvents } from '../requests/request-events';
-import { RequestsService } from '../requests/requests.service';
+import { RequestsService, toRefId } from '../requests/requests.service';
 import { LinksService } from '../secrets/links.service';
 import { DocumentStorage } from '../storage/document-storage';
 import type { CertificateEvent, CertificateParty, CompletionCertificateInput } from './pdf/completion-certificate';
@@ -104,6 +105,22 @@ export class SealService implements OnModuleInit {
         data: { error: text, final },
       });
     });
+  }
+
+  /** The operator's `manage reseal`: runs the seal now, whatever the job's state; a failure is recorded as a job's. */
+  async reseal(refIdText: string): Promise<SealOutcome & { status: string }> {
+    const refId = toRefId(refIdText);
+    const req = refId === null ? null : await this.db.manager.findOneBy(RequestEntity, { refId });
+    if (!req || refId === null) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
+    let outcome: SealOutcome;
+    try {
+      outcome = await this.run(req.orgId, refId);
+    } catch (err) {
+      await this.recordFailure(req.orgId, refId, err, false);
+      throw new AppError('UNAVAILABLE', `Sealing request ${refId} failed: ${(err as Error).message}`);
+    }
+    const after = await this.db.manager.findOneByOrFail(RequestEntity, { refId });
+    return { ...outcome, status: after.status };
   }
 
   /** Works through the request until nothing is left to apply. */

@@ -7,12 +7,7 @@ import { readFixture } from '../../../../test/support/fixtures';
 import { SIGNATURE_PNG } from '../../../../test/support/signing';
 import { inspectPdf } from '../../documents/pdf/inspect';
 import { placeBoxes } from '../../documents/pdf/placement';
-import {
-  generateRootCa,
-  issueOrganisationCa,
-  issueSignerCertificate,
-  loadIssuer,
-} from '../pki/certificates';
+import { generateRootCa, issueOrganisationCa, issueSignerCertificate, loadIssuer } from '../pki/certificates';
 import { DocumentNotSignableError } from './engine';
 import { LibPdfEngine } from './libpdf-engine';
 
@@ -22,7 +17,18 @@ function render(pdf: Uint8Array, page: number): { width: number; height: number;
   const dir = mkdtempSync(join(tmpdir(), 'engine-spec-'));
   try {
     writeFileSync(join(dir, 'in.pdf'), pdf);
-    execFileSync('pdftoppm', ['-gray', '-r', String(DPI), '-f', String(page), '-l', String(page), '-singlefile', join(dir, 'in.pdf'), join(dir, 'out')]);
+    execFileSync('pdftoppm', [
+      '-gray',
+      '-r',
+      String(DPI),
+      '-f',
+      String(page),
+      '-l',
+      String(page),
+      '-singlefile',
+      join(dir, 'in.pdf'),
+      join(dir, 'out'),
+    ]);
     const pgm = readFileSync(join(dir, 'out.pgm'));
     const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.toString('latin1', 0, 64))!;
     return { width: Number(header[1]), height: Number(header[2]), pixels: pgm.subarray(header[0].length) };
@@ -64,7 +70,11 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
     page.setRotation(degrees(rotation));
     page.drawText('Page content', { x: 72, y: 700, size: 24 });
     const original = await doc.save({ useObjectStreams: false });
-    const inspected = await inspectPdf({ bytes: Buffer.from(original), filename: 'turned.pdf', mimeType: 'application/pdf' });
+    const inspected = await inspectPdf({
+      bytes: Buffer.from(original),
+      filename: 'turned.pdf',
+      mimeType: 'application/pdf',
+    });
     const rectangle = '100,500,400,600';
     const boxes = placeBoxes({ rectangle, pageNo: [1], applyAll: false, totalPages: 1, geometry: inspected.geometry });
 
@@ -87,7 +97,13 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
   it('renders a typed name in the box, in the embedded DejaVu face, subset', async () => {
     const original = readFixture('pdfs', 'normal.pdf');
     const inspected = await inspectPdf({ bytes: original, filename: 'normal.pdf', mimeType: 'application/pdf' });
-    const boxes = placeBoxes({ rectangle: '0,790,150,840', pageNo: [2], applyAll: false, totalPages: 2, geometry: inspected.geometry });
+    const boxes = placeBoxes({
+      rectangle: '0,790,150,840',
+      pageNo: [2],
+      applyAll: false,
+      totalPages: 2,
+      geometry: inspected.geometry,
+    });
     const { signer } = await signerFor('Zoë Łukasiewicz');
     const signed = await new LibPdfEngine().signParty(
       original,
@@ -101,7 +117,9 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
     const dir = mkdtempSync(join(tmpdir(), 'engine-spec-'));
     try {
       writeFileSync(join(dir, 'signed.pdf'), signed);
-      const text = execFileSync('pdftotext', ['-f', '2', '-l', '2', join(dir, 'signed.pdf'), '-'], { encoding: 'utf8' });
+      const text = execFileSync('pdftotext', ['-f', '2', '-l', '2', join(dir, 'signed.pdf'), '-'], {
+        encoding: 'utf8',
+      });
       expect(text).toContain('Zoë Łukasiewicz');
       const fonts = execFileSync('pdffonts', [join(dir, 'signed.pdf')], { encoding: 'utf8' });
       expect(fonts).toMatch(/[A-Z]{6}\+DejaVuSans-Oblique\s+CID TrueType\s+Identity-H\s+yes\s+yes/);
