@@ -11,67 +11,19 @@
  * reporting p50, p95 and p99 against the targets (p95 under 20 ms, 5 ms and 50 ms). Exit code 1 when a target is
  * missed. Options: BENCH_REQUESTS (default 100000), BENCH_SAMPLES (default 200).
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..', '..');
 const require = createRequire(path.join(repoRoot, 'api', 'package.json'));
 const Database = require('better-sqlite3');
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const TARGETS = { page: 20, refId: 5, filename: 50 };
-const entry = path.join(repoRoot, 'api', 'dist', 'main.js');
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-async function startServer(dataDir, port) {
-  const child = spawn(process.execPath, [entry], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'development',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error('the server did not answer /health within 60 s');
-}
-
-const stop = (child) =>
-  new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
 
 const WORDS = [
   'Lease',
@@ -195,11 +147,7 @@ async function main() {
     );
     const started = await startServer(dataDir, port);
     child = started.child;
-    const auth = Buffer.from('demo:demo1234').toString('base64');
-    const keyRes = await fetch(`${started.base}/consumers/demo/key-auth`, {
-      headers: { authorization: `Basic ${auth}` },
-    });
-    const key = (await keyRes.json()).data[0].key;
+    const key = await demoKey(started.base);
 
     const sent = refIds.filter((_, i) => i % 10 !== 0);
     const results = {

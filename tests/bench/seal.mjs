@@ -1,0 +1,254 @@
+#!/usr/bin/env node
+/**
+ * npm run bench: the seal figures. For freeculture.pdf (352 pages) and normal.pdf:
+ *   1. the built server (api/dist, SQLite, JOBS_RUNNER=off) takes a request with 6 e-Signature signers, every page
+ *      boxed for every signer, and each signer's submission through the /v1 calls (drawn, typed and uploaded images);
+ *   2. the server stops, and the seal job's work runs once in this process, as the job runs it: SealService.run
+ *      applies the 6 signatures (stamps on all pages, PAdES with a one-time certificate each), appends the
+ *      certificate of completion and the final seal. Its wall time is the figure ("time to complete the request");
+ *   3. beside it, the time to hash (SHA-256) and write the file once, and the ratio of the two;
+ *   4. the result is checked: 7 signatures, each valid (pdfsig, through the shared pdf-verify tool).
+ * Also the upload check (inspectPdf) of the two largest fixtures. Targets: seal of freeculture.pdf under 2 s;
+ * upload check under 2 s each. Exit code 1 when one is missed.
+ */
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
+
+const require = createRequire(path.join(repoRoot, 'api', 'package.json'));
+const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
+const fixture = (name) => path.join(shared, 'fixtures', 'pdfs', name);
+const TARGET_FRECULTURE_MS = 2000;
+const TARGET_INSPECT_MS = 2000;
+
+const SIGNERS = ['Asha Rao', 'Vikram Shah', 'Meera Iyer', 'Rahul Nair', 'Priya Menon', 'Arjun Das'].map((name, i) => ({
+  name,
+  email: `${name.split(' ')[0].toLowerCase()}@example.in`,
+  phoneNumber: `98765432${10 + i}`,
+  observer: false,
+  signature_type: 'e-Signature',
+}));
+
+/** A small drawn-looking PNG, built with zlib (no image library needed). */
+function signaturePng() {
+  const { deflateSync, crc32 } = require('node:zlib');
+  const [w, h] = [240, 80];
+  const raw = Buffer.alloc((w * 4 + 1) * h);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const ink = Math.abs(y - 40 - 25 * Math.sin(x / 18)) < 5;
+      raw.set(ink ? [30, 30, 110, 255] : [255, 255, 255, 0], y * (w * 4 + 1) + 1 + x * 4);
+    }
+  const chunk = (type, data) => {
+    const body = Buffer.concat([Buffer.from(type), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+async function call(base, pathname, init = {}) {
+  const res = await fetch(`${base}${pathname}`, init);
+  const body = await res.json();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${pathname} answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** A sent request whose 6 signatures are submitted and waiting for the seal job. */
+async function prepare(base, key, name) {
+  const form = new FormData();
+  form.set('data', JSON.stringify(SIGNERS));
+  form.set('checkOrder', 'false');
+  form.set('otpRequired', 'false');
+  form.set('orgId', 'demo');
+  form.set('file', new Blob([fs.readFileSync(fixture(name))], { type: 'application/pdf' }), name);
+  const up = await call(base, '/v1/upload', { method: 'POST', headers: { apikey: key }, body: form });
+  const data = SIGNERS.map((_s, i) => ({
+    refId: up.refId,
+    order: i + 1,
+    apply_all: true,
+    rectangle: `${20 + i * 90},700,${100 + i * 90},740`,
+  }));
+  await call(base, '/v1/process', {
+    method: 'POST',
+    headers: { apikey: key, 'content-type': 'application/json' },
+    body: JSON.stringify({ orgId: 'demo', data }),
+  });
+  const list = await call(base, '/v1/request_all/demo', { headers: { apikey: key } });
+  const parties = list.data.find((r) => r.refId === up.refId).data;
+  const png = signaturePng();
+  for (const [i, p] of parties.entries()) {
+    const token = new URL(p.sign_url).searchParams.get('token');
+    const h = { 'x-sign-token': token, 'content-type': 'application/json' };
+    const ref = await call(base, `/v1/reference/demo/${up.refId}/${p.order}`, { headers: h });
+    await call(base, `/v1/signer_details/demo/${up.refId}/${p.order}`, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ status: 'signing' }),
+    });
+    const body =
+      i % 3 === 1
+        ? { kind: 'typed', style: i % 2 ? 'italic' : 'normal' }
+        : { kind: i % 3 === 2 ? 'uploaded' : 'drawn', file: `data:image/png;base64,${png.toString('base64')}` };
+    await call(base, `/v1/esignature/demo/${ref.request.requestId}`, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify(body),
+    });
+  }
+  return up.refId;
+}
+
+function hashAndWriteMs(bytes, dir) {
+  const times = [];
+  for (let i = 0; i < 7; i++) {
+    const t = process.hrtime.bigint();
+    const key = createHash('sha256').update(bytes).digest('hex');
+    const file = path.join(dir, `${key}.${i}`);
+    fs.writeFileSync(file, bytes);
+    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    fs.rmSync(file);
+  }
+  return times.sort((a, b) => a - b)[3];
+}
+
+async function sealInProcess(dataDir, refId) {
+  require('reflect-metadata');
+  const { NestFactory } = require('@nestjs/core');
+  const { AppModule } = require(path.join(repoRoot, 'api', 'dist', 'app.module.js'));
+  const { loadConfig } = require(path.join(repoRoot, 'api', 'dist', 'config', 'app-config.js'));
+  const { SealService } = require(path.join(repoRoot, 'api', 'dist', 'modules', 'signing', 'seal.service.js'));
+  const { SealPkiService } = require(
+    path.join(repoRoot, 'api', 'dist', 'modules', 'signing', 'pki', 'seal-pki.service.js'),
+  );
+  const { DocumentStorage } = require(path.join(repoRoot, 'api', 'dist', 'modules', 'storage', 'document-storage.js'));
+  const { RequestEntity } = require(path.join(repoRoot, 'api', 'dist', 'modules', 'requests', 'request.entity.js'));
+  const { DataSource } = require('typeorm');
+  const config = { ...loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'test' }), logLevel: 'silent' };
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: false });
+  try {
+    const seal = app.get(SealService);
+    // The organisation's certificates are made once per installation, not per request: made before the clock starts.
+    const pkiStart = process.hrtime.bigint();
+    const { OrganisationEntity } = require(
+      path.join(repoRoot, 'api', 'dist', 'modules', 'organisations', 'organisation.entity.js'),
+    );
+    await app
+      .get(SealPkiService)
+      .sealSigner(await app.get(DataSource).manager.findOneByOrFail(OrganisationEntity, { id: 'demo' }));
+    const pkiMs = Number(process.hrtime.bigint() - pkiStart) / 1e6;
+    const t = process.hrtime.bigint();
+    const outcome = await seal.run('demo', refId);
+    const ms = Number(process.hrtime.bigint() - t) / 1e6;
+    const req = await app.get(DataSource).manager.findOneByOrFail(RequestEntity, { refId });
+    const pdf = await app.get(DocumentStorage).get(req.signedFileKey);
+    const ca = await app.get(SealPkiService).rootCertificatePem();
+    return { ms, pkiMs, outcome, pdf, ca, status: req.status };
+  } finally {
+    await app.close();
+  }
+}
+
+function verify(pdf, ca, dir) {
+  fs.writeFileSync(path.join(dir, 'signed.pdf'), pdf);
+  fs.writeFileSync(path.join(dir, 'ca.pem'), ca);
+  const run = spawnSync(
+    path.join(shared, 'tools', 'pdf-verify'),
+    [path.join(dir, 'signed.pdf'), '--ca', path.join(dir, 'ca.pem')],
+    {
+      encoding: 'utf8',
+    },
+  );
+  const result = JSON.parse(run.stdout);
+  return { signatures: result.signatures.length, valid: result.signatures.every((s) => s.valid && s.trusted) };
+}
+
+function inspectMs(name) {
+  const { inspectPdf } = require(path.join(repoRoot, 'api', 'dist', 'modules', 'documents', 'pdf', 'inspect.js'));
+  const bytes = fs.readFileSync(fixture(name));
+  const cpu = process.cpuUsage();
+  const t = process.hrtime.bigint();
+  return inspectPdf({ bytes, filename: 'document.pdf', mimeType: 'application/pdf' }).then((r) => ({
+    wall: Number(process.hrtime.bigint() - t) / 1e6,
+    cpu: (process.cpuUsage(cpu).user + process.cpuUsage(cpu).system) / 1000,
+    pages: r.totalPages,
+  }));
+}
+
+async function main() {
+  if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run npm run build first.`);
+  let ok = true;
+  const rows = [];
+  for (const name of ['freeculture.pdf', 'normal.pdf']) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-seal-'));
+    try {
+      const port = await freePort();
+      const { child, base } = await startServer(dataDir, port, { JOBS_RUNNER: 'off' });
+      let refId;
+      try {
+        refId = await prepare(base, await demoKey(base), name);
+      } finally {
+        await stop(child);
+      }
+      const sealed = await sealInProcess(dataDir, refId);
+      const baseline = hashAndWriteMs(fs.readFileSync(fixture(name)), dataDir);
+      const checked = verify(sealed.pdf, sealed.ca, dataDir);
+      const good =
+        sealed.status === 'completed' && sealed.outcome.applied === 6 && checked.signatures === 7 && checked.valid;
+      const target = name === 'freeculture.pdf' ? TARGET_FRECULTURE_MS : null;
+      const pass = good && (target === null || sealed.ms < target);
+      ok &&= pass;
+      rows.push({ name, ...sealed, baseline, checked, target, pass });
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  console.log(
+    '\nSeal: a request with 6 e-Signature signers, every page boxed for each; 6 signatures, certificate, seal',
+  );
+  console.log('document            pages  complete ms   hash+write ms   ratio   signatures   target      ');
+  for (const r of rows) {
+    const pages = r.name === 'freeculture.pdf' ? 352 : 2;
+    console.log(
+      `${r.name.padEnd(19)} ${String(pages).padStart(5)}  ${r.ms.toFixed(0).padStart(11)}   ${r.baseline.toFixed(2).padStart(13)}   ${(r.ms / r.baseline).toFixed(0).padStart(5)}x  ${`${r.checked.signatures} ${r.checked.valid ? 'valid' : 'INVALID'}`.padStart(11)}   ${r.target ? `< ${r.target} ms` : '-'.padEnd(9)} ${r.pass ? 'ok' : 'MISS'}`,
+    );
+  }
+  console.log(
+    `(first use only: the development root CA and the organisation's certificates took ${rows[0].pkiMs.toFixed(0)} ms to make)`,
+  );
+  console.log('\nUpload check (inspectPdf), first call in this process');
+  for (const name of ['freeculture.pdf', 'linearized_with_object_streams.pdf']) {
+    const r = await inspectMs(name);
+    const pass = r.wall < TARGET_INSPECT_MS;
+    ok &&= pass;
+    console.log(
+      `${name.padEnd(36)} ${String(r.pages).padStart(4)} pages  ${r.wall.toFixed(0).padStart(6)} ms  (< ${TARGET_INSPECT_MS} ms ${pass ? 'ok' : 'MISS'})`,
+    );
+  }
+  console.log(
+    `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+  );
+  console.log(ok ? 'seal bench: every target met' : 'seal bench: a target was missed');
+  process.exitCode = ok ? 0 : 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
