@@ -1,5 +1,7 @@
 import { PassThrough } from 'node:stream';
-import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
+import { SIGNERS } from './support/requests';
+import { drain, latestOtp, sendForSigning, signAs, SIGNATURE_PNG } from './support/signing';
+import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
 describe('structured logs', () => {
   let t: TestApp;
@@ -40,5 +42,24 @@ describe('structured logs', () => {
       expect(all).not.toContain(secret);
     }
     expect(lines.filter((l) => l.req).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('never logs a link token, an OTP or a signature through a whole signing', async () => {
+    const key = await orgApiKey(t, 'acme');
+    const { refId, tokens } = await sendForSigning(t, key, 'acme', { recipients: [SIGNERS[0]], otpRequired: true }, [
+      { order: 1, pageNo: [1] },
+    ]);
+    await signAs(t, { orgId: 'acme', refId, order: 1, token: tokens[1], email: SIGNERS[0].email, otp: true });
+    await t.http.get(`/v1/reference/acme/${refId}/1?token=${tokens[1]}`).expect(200);
+    await drain(t);
+    await new Promise((r) => setImmediate(r));
+    const all = JSON.stringify(lines);
+    expect(all).toContain('/v1/esignature/acme/');
+    for (const secret of [
+      tokens[1],
+      await latestOtp(t, SIGNERS[0].email),
+      SIGNATURE_PNG.toString('base64').slice(0, 40),
+    ])
+      expect(all).not.toContain(secret);
   });
 });

@@ -1,4 +1,4 @@
-import { renameSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { manage } from '../src/manage';
 import { AuditService } from '../src/modules/audit/audit.service';
@@ -117,7 +117,7 @@ describe('signing a request end to end (electronic signatures, PAdES, certificat
     expect((await partyRow(t, refId, 3)).status).toBe('completed');
 
     const pdf = await signedPdf(t, refId);
-    if (process.env.DUMP_PDF) require('node:fs').writeFileSync(process.env.DUMP_PDF, pdf);
+    if (process.env.DUMP_PDF) writeFileSync(process.env.DUMP_PDF, pdf);
     const verified = await verifyPdf(t, pdf, original);
     expect(verified.problems).toEqual([]);
     expect(verified.ok).toBe(true);

@@ -29,7 +29,6 @@ import { LocationService } from '../identity/location/location.service';
 import { JobsRunner } from '../jobs/jobs.runner';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { PartyEntity } from '../requests/party.entity';
-import type { RequestEntity } from '../requests/request.entity';
 import { RequestEvents } from '../requests/request-events';
 import { RequestsService } from '../requests/requests.service';
 import { LinksService } from '../secrets/links.service';
