@@ -124,7 +124,7 @@ export class RecipientsService {
 
   /** GET /v1/reference/{orgId}/{refId}/{orderNo}: the signing request (spec section 3). */
   async reference(ctx: SignerContext): Promise<ReferenceResponse> {
-    const { req, parties, me, org } = await this.load(this.db.manager, ctx, false);
+    const { req, me, org } = await this.load(this.db.manager, ctx, false);
     const live = req.status === 'in-progress';
     const otpPending = req.otpRequired && !me.otpVerifiedAt;
     // The document is shown once the party has proved who they are, and never on a closed request.
@@ -168,7 +168,6 @@ export class RecipientsService {
       dsc_download_url: live ? org.dscDownloadUrl : null,
       return_url: org.returnUrl,
     };
-    void parties;
     return { code: 200, request, total_pages: req.totalPages };
   }
 
