@@ -70,6 +70,26 @@ export class AuditService {
     return repo.save(event);
   }
 
+  /** An event of a recipient's, on their request's chain (actor party:<order> unless told otherwise). */
+  recordParty(
+    manager: EntityManager,
+    party: { orgId: string; refId: number; order: number },
+    type: string,
+    ip: string | null,
+    data: Record<string, unknown> | null = null,
+    actor = `party:${party.order}`,
+  ): Promise<AuditEventEntity> {
+    return this.record(manager, {
+      orgId: party.orgId,
+      refId: party.refId,
+      partyOrder: party.order,
+      type,
+      actor,
+      ip,
+      data,
+    });
+  }
+
   list(manager: EntityManager, orgId: string, refId: number): Promise<AuditEventEntity[]> {
     return manager.getRepository(AuditEventEntity).find({ where: { orgId, refId }, order: { id: 'ASC' } });
   }

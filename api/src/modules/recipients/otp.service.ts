@@ -73,15 +73,7 @@ export class OtpService {
         verifiedAt: null,
         createdAt: now,
       });
-      await this.audit.record(manager, {
-        orgId: me.orgId,
-        refId: me.refId,
-        partyOrder: me.order,
-        type: 'party.otp_sent',
-        actor: `party:${me.order}`,
-        ip,
-        data: { otpId: id, resend: recent.length > 0 },
-      });
+      await this.audit.recordParty(manager, me, 'party.otp_sent', ip, { otpId: id, resend: recent.length > 0 });
       await this.events.otp(manager, org, req, me, code);
     });
     return {
@@ -126,30 +118,14 @@ export class OtpService {
     const attempts = row.attempts + 1;
     if (!safeEqual(await this.codeHash(row.id, code.trim()), row.codeHash)) {
       await this.db.transaction((manager) =>
-        this.audit.record(manager, {
-          orgId: party.orgId,
-          refId: party.refId,
-          partyOrder: party.order,
-          type: 'party.otp_failed',
-          actor: `party:${party.order}`,
-          ip,
-          data: { otpId: row.id, attempts },
-        }),
+        this.audit.recordParty(manager, party, 'party.otp_failed', ip, { otpId: row.id, attempts }),
       );
       return answer(false, false, attempts);
     }
     await this.db.transaction(async (manager) => {
       await manager.update(OtpEntity, { id: row.id }, { verifiedAt: now });
       await manager.update(PartyEntity, { id: party.id }, { otpVerifiedAt: now, updatedAt: now });
-      await this.audit.record(manager, {
-        orgId: party.orgId,
-        refId: party.refId,
-        partyOrder: party.order,
-        type: 'party.otp_verified',
-        actor: `party:${party.order}`,
-        ip,
-        data: { otpId: row.id },
-      });
+      await this.audit.recordParty(manager, party, 'party.otp_verified', ip, { otpId: row.id });
     });
     return answer(true, false, attempts);
   }

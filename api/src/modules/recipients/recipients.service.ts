@@ -50,7 +50,6 @@ import {
 import { loadSigner, type Loaded, type SignerContext } from './signer-link.guard';
 
 const flag = (value: boolean): FlagText => (value ? 'true' : 'false');
-const actor = (p: PartyEntity) => `party:${p.order}`;
 const refused = (message: string) => new AppError('SIGNING_REFUSED', message);
 
 /** What the signature pad sends (spec: drawn, typed name in normal or italic, or an uploaded image). */
@@ -222,37 +221,11 @@ export class RecipientsService {
       me.updatedAt = now;
       await manager.save(PartyEntity, me);
       if (firstOpen) {
-        await this.audit.record(manager, {
-          orgId: me.orgId,
-          refId: me.refId,
-          partyOrder: me.order,
-          type: 'party.opened',
-          actor: actor(me),
-          ip,
-          data: { userAgent },
-        });
+        await this.audit.recordParty(manager, me, 'party.opened', ip, { userAgent });
         await this.events.opened(manager, req, me);
       }
-      if (accepting)
-        await this.audit.record(manager, {
-          orgId: me.orgId,
-          refId: me.refId,
-          partyOrder: me.order,
-          type: 'party.accepted',
-          actor: actor(me),
-          ip,
-          data: { userAgent },
-        });
-      if (selfieKey)
-        await this.audit.record(manager, {
-          orgId: me.orgId,
-          refId: me.refId,
-          partyOrder: me.order,
-          type: 'party.face_captured',
-          actor: actor(me),
-          ip,
-          data: { selfieSha256: selfieKey },
-        });
+      if (accepting) await this.audit.recordParty(manager, me, 'party.accepted', ip, { userAgent });
+      if (selfieKey) await this.audit.recordParty(manager, me, 'party.face_captured', ip, { selfieSha256: selfieKey });
       return to;
     });
     return { code: 200, message: RecipientMessages.detailsSaved, status: next };
@@ -280,14 +253,8 @@ export class RecipientsService {
       me.geo = geo;
       me.updatedAt = this.clock.now();
       await manager.save(PartyEntity, me);
-      await this.audit.record(manager, {
-        orgId: me.orgId,
-        refId: me.refId,
-        partyOrder: me.order,
-        type: geo.allowed ? 'party.located' : 'party.location_blocked',
-        actor: actor(me),
-        ip,
-        data: { ...geo },
+      await this.audit.recordParty(manager, me, geo.allowed ? 'party.located' : 'party.location_blocked', ip, {
+        ...geo,
       });
       return geo;
     });
@@ -315,15 +282,7 @@ export class RecipientsService {
         me.signMethod = method;
         me.updatedAt = this.clock.now();
         await manager.save(PartyEntity, me);
-        await this.audit.record(manager, {
-          orgId: me.orgId,
-          refId: me.refId,
-          partyOrder: me.order,
-          type: 'party.method_chosen',
-          actor: actor(me),
-          ip,
-          data: { method },
-        });
+        await this.audit.recordParty(manager, me, 'party.method_chosen', ip, { method });
       }
       return me.name;
     });
@@ -376,19 +335,11 @@ export class RecipientsService {
         },
       );
       if (!taken.affected) throw refused(RecipientMessages.alreadySigned);
-      await this.audit.record(manager, {
-        orgId: me.orgId,
-        refId: me.refId,
-        partyOrder: me.order,
-        type: 'party.signature_submitted',
-        actor: actor(me),
-        ip,
-        data: {
-          method: SigningMethod.ESignature,
-          kind: resolvedKind,
-          style: resolvedKind === 'typed' ? style : null,
-          imageSha256: imageKey,
-        },
+      await this.audit.recordParty(manager, me, 'party.signature_submitted', ip, {
+        method: SigningMethod.ESignature,
+        kind: resolvedKind,
+        style: resolvedKind === 'typed' ? style : null,
+        imageSha256: imageKey,
       });
       await this.seal.enqueue(manager, req, me);
     });
@@ -441,20 +392,12 @@ export class RecipientsService {
           await manager.save(PartyEntity, p);
         }
       }
-      await this.audit.record(manager, {
-        orgId: me.orgId,
-        refId: me.refId,
-        partyOrder: me.order,
-        type: 'party.rejected',
-        actor: actor(me),
-        ip,
-        data: { remark },
-      });
+      await this.audit.recordParty(manager, me, 'party.rejected', ip, { remark });
       await this.audit.record(manager, {
         orgId: me.orgId,
         refId: me.refId,
         type: 'request.rejected',
-        actor: actor(me),
+        actor: `party:${me.order}`,
       });
       await this.events.rejected(manager, org, req, me, others);
       return org;
@@ -492,14 +435,10 @@ export class RecipientsService {
         me.lastErrorMessage = message ?? me.lastErrorMessage ?? 'The signing attempt did not complete.';
         me.updatedAt = now;
         await manager.save(PartyEntity, me);
-        await this.audit.record(manager, {
-          orgId: me.orgId,
-          refId: me.refId,
-          partyOrder: me.order,
-          type: 'party.failed',
-          actor: actor(me),
-          ip,
-          data: { errorCode: me.lastErrorCode, errorMessage: me.lastErrorMessage, attempt: me.failedAttempts },
+        await this.audit.recordParty(manager, me, 'party.failed', ip, {
+          errorCode: me.lastErrorCode,
+          errorMessage: me.lastErrorMessage,
+          attempt: me.failedAttempts,
         });
         await this.events.failed(manager, org, req, me, me.lastErrorMessage ?? '', sendEmail);
       }
@@ -535,15 +474,7 @@ export class RecipientsService {
       me.status = to;
       me.updatedAt = this.clock.now();
       await manager.save(PartyEntity, me);
-      await this.audit.record(manager, {
-        orgId: me.orgId,
-        refId: me.refId,
-        partyOrder: me.order,
-        type: 'party.retry',
-        actor: actor(me),
-        ip,
-        data: { attempt: me.failedAttempts + 1 },
-      });
+      await this.audit.recordParty(manager, me, 'party.retry', ip, { attempt: me.failedAttempts + 1 });
       return { ...base, message: RecipientMessages.retryAllowed, attempt: me.failedAttempts + 1 };
     });
   }

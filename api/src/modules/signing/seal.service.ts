@@ -186,20 +186,20 @@ export class SealService implements OnModuleInit {
       fresh.sealFailedAt = null;
       fresh.updatedAt = now;
       await manager.save(RequestEntity, fresh);
-      await this.audit.record(manager, {
-        orgId: fresh.orgId,
-        refId: fresh.refId,
-        partyOrder: me.order,
-        type: 'party.signed',
-        actor: 'system',
-        data: {
+      await this.audit.recordParty(
+        manager,
+        me,
+        'party.signed',
+        null,
+        {
           method: me.signMethod,
           kind: me.signatureKind,
           documentSha256: stored.key,
           certificate: certificate.subject,
           serialNumber: certificate.serialNumber,
         },
-      });
+        'system',
+      );
       await this.events.signed(manager, fresh, me);
       if (fresh.checkOrder) {
         const next = parties.find((p) => !p.observer && p.status === 'waiting');

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument, degrees } from 'pdf-lib';
 import { readFixture } from '../../../../test/support/fixtures';
-import { SIGNATURE_PNG } from '../../../../test/support/signing';
+import { renderPage, SIGNATURE_PNG } from '../../../../test/support/signing';
 import { inspectPdf } from '../../documents/pdf/inspect';
 import { placeBoxes } from '../../documents/pdf/placement';
 import { generateRootCa, issueOrganisationCa, issueSignerCertificate, loadIssuer } from '../pki/certificates';
@@ -13,34 +13,10 @@ import { LibPdfEngine } from './libpdf-engine';
 
 const DPI = 40;
 
-function render(pdf: Uint8Array, page: number): { width: number; height: number; pixels: Buffer } {
-  const dir = mkdtempSync(join(tmpdir(), 'engine-spec-'));
-  try {
-    writeFileSync(join(dir, 'in.pdf'), pdf);
-    execFileSync('pdftoppm', [
-      '-gray',
-      '-r',
-      String(DPI),
-      '-f',
-      String(page),
-      '-l',
-      String(page),
-      '-singlefile',
-      join(dir, 'in.pdf'),
-      join(dir, 'out'),
-    ]);
-    const pgm = readFileSync(join(dir, 'out.pgm'));
-    const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.toString('latin1', 0, 64))!;
-    return { width: Number(header[1]), height: Number(header[2]), pixels: pgm.subarray(header[0].length) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** Where a page changed, in the displayed picture's 840-point console convention. */
 function changedArea(before: Uint8Array, after: Uint8Array, page: number) {
-  const a = render(before, page);
-  const b = render(after, page);
+  const a = renderPage(Buffer.from(before), page, DPI);
+  const b = renderPage(Buffer.from(after), page, DPI);
   const s = a.height / 840;
   let [x1, y1, x2, y2] = [Infinity, Infinity, -1, -1];
   for (let y = 0; y < a.height; y++)
