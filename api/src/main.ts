@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { join } from 'node:path';
 import { StaffRoutes } from '@esign/contract';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
+import { SealPkiService } from './modules/signing/pki/seal-pki.service';
 import { DEMO, seedDemo } from './seed';
 
 async function main(): Promise<void> {
@@ -9,6 +11,12 @@ async function main(): Promise<void> {
   const { app, logger } = await createApp(config);
   app.enableShutdownHooks();
   const seeded = config.seedDemo ? await seedDemo(app) : false;
+  // The development CA is made at first start (kept in the database), so its certificate is there to trust at once.
+  let devCa: string | null = null;
+  if (!config.seal.p12Path) {
+    await app.get(SealPkiService).root();
+    devCa = join(config.dataDir, 'pki', 'dev-root-ca.pem');
+  }
   await app.listen(config.port, config.host);
   const where = `${config.publicUrl}${StaffRoutes.signIn}`;
   const db = config.database.engine === 'sqlite' ? config.database.file : 'MySQL/MariaDB (DATABASE_URL)';
@@ -22,6 +30,7 @@ async function main(): Promise<void> {
         ]
       : []),
     `  Database: ${db}`,
+    ...(devCa ? [`  Signatures chain to the development CA: ${devCa} (trust it in your PDF verifier)`] : []),
     `  API documentation: ${config.publicUrl}/api-docs`,
     '',
   ];

@@ -203,11 +203,11 @@ function qpdfWarnings(file: string): string[] {
  * The shared pdf-verify tool (pdfsig trusting the development root CA, qpdf's errors), and qpdf's warnings compared
  * with the original's here: pdf-verify compares whole warning lines, which carry each file's own path.
  */
-export async function verifyPdf(t: TestApp, pdf: Buffer, original?: Buffer): Promise<Verified> {
+export async function verifyPdf(t: TestApp, pdf: Buffer, original?: Buffer, caPem?: string): Promise<Verified> {
   const dir = mkdtempSync(join(tmpdir(), 'esign-verify-'));
   try {
     writeFileSync(join(dir, 'signed.pdf'), pdf);
-    writeFileSync(join(dir, 'ca.pem'), await t.app.get(SealPkiService).rootCertificatePem());
+    writeFileSync(join(dir, 'ca.pem'), caPem ?? (await t.app.get(SealPkiService).rootCertificatePem()));
     const args = [join(dir, 'signed.pdf'), '--ca', join(dir, 'ca.pem')];
     const run = spawnSync(join(sharedDir(), 'tools', 'pdf-verify'), args, { encoding: 'utf8' });
     if (!run.stdout) throw new Error(`pdf-verify failed: ${run.stderr}`);

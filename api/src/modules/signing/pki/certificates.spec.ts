@@ -18,10 +18,11 @@ import {
   type IssuerMaterial,
   type KeyPairPem,
 } from './certificates';
+import { fixturePath, sharedDir } from '../../../../test/support/fixtures';
 
 const OPENSSL = '/usr/bin/openssl';
-const PDF_VERIFY = '/work/shared/tools/pdf-verify';
-const NORMAL_PDF = '/work/shared/fixtures/pdfs/normal.pdf';
+const PDF_VERIFY = join(sharedDir(), 'tools', 'pdf-verify');
+const NORMAL_PDF = fixturePath('pdfs', 'normal.pdf');
 const HOUR = 3_600_000;
 const LEGACY_3DES = ['-keypbe', 'PBE-SHA1-3DES', '-certpbe', 'PBE-SHA1-3DES', '-macalg', 'sha1'];
 const ORG = { id: 'org-42', name: 'Ramesh & Sons, "Tools" Ltd.' };
