@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument, degrees } from 'pdf-lib';
+import { PDFDocument, PDFName, StandardFonts, degrees } from 'pdf-lib';
 import { readFixture } from '../../../../test/support/fixtures';
 import { renderPage, SIGNATURE_PNG } from '../../../../test/support/signing';
 import { inspectPdf } from '../../documents/pdf/inspect';
@@ -104,6 +104,47 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
     }
     // Subset: the oblique face alone is about 600 KB.
     expect(signed.length - original.length).toBeLessThan(60_000);
+  });
+
+  it('keeps resources a page inherits from its parent (its own text still renders after the stamp)', async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const page = doc.addPage([612, 792]);
+    page.drawText('Inherited font text', { x: 72, y: 700, size: 24, font });
+    // Move the page's resources to the page tree node, as many producers write them.
+    const resources = page.node.get(PDFName.of('Resources'));
+    page.node.delete(PDFName.of('Resources'));
+    doc.catalog.Pages().set(PDFName.of('Resources'), resources!);
+    const original = await doc.save({ useObjectStreams: false });
+    const inspected = await inspectPdf({
+      bytes: Buffer.from(original),
+      filename: 'tree.pdf',
+      mimeType: 'application/pdf',
+    });
+    const boxes = placeBoxes({
+      rectangle: '100,500,400,600',
+      pageNo: [1],
+      applyAll: false,
+      totalPages: 1,
+      geometry: inspected.geometry,
+    });
+    const { signer } = await signerFor('Asha Rao');
+    const signed = await new LibPdfEngine().signParty(
+      original,
+      { boxes, image: SIGNATURE_PNG },
+      { signer, fieldName: 'esign_party_1', reason: 'test', signingTime: new Date() },
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'engine-spec-'));
+    try {
+      writeFileSync(join(dir, 'signed.pdf'), signed);
+      expect(execFileSync('pdftotext', [join(dir, 'signed.pdf'), '-'], { encoding: 'utf8' })).toContain(
+        'Inherited font text',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const area = changedArea(original, signed, 1);
+    expect(area.y1).toBeGreaterThanOrEqual(500 - 3);
   });
 
   it('refuses to sign a signed document it could only rewrite (its earlier signatures would break)', async () => {

@@ -16,6 +16,7 @@ import {
   loadIssuer,
   pdfSignerFromPem,
   readPkcs12,
+  type IssuerMaterial,
   type KeyPairPem,
   type Pkcs12Material,
 } from './certificates';
@@ -56,6 +57,8 @@ const isDuplicate = (err: unknown) =>
 @Injectable()
 export class SealPkiService {
   private readonly log = new Logger('SealPki');
+  /** Issuers with their key imported, by organisation, reused while the stored certificate is the same one. */
+  private readonly issuers = new Map<string, { certPem: string; material: Promise<IssuerMaterial> }>();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -220,7 +223,14 @@ export class SealPkiService {
   ): Promise<ReadySigner> {
     const { issuer } = await this.organisation(org);
     if (!issuer) return this.sealSigner(org);
-    const material = await loadIssuer({ certPem: issuer.certPem, keyPem: issuer.keyPem }, splitPems(issuer.chainPem));
+    let cached = this.issuers.get(org.id);
+    if (cached?.certPem !== issuer.certPem) {
+      const material = loadIssuer({ certPem: issuer.certPem, keyPem: issuer.keyPem }, splitPems(issuer.chainPem));
+      material.catch(() => this.issuers.delete(org.id));
+      cached = { certPem: issuer.certPem, material };
+      this.issuers.set(org.id, cached);
+    }
+    const material = await cached.material;
     const { signer, certificatePem } = await issueSignerCertificate(
       material,
       { name: person.name, email: person.email, organisation: org.name },
