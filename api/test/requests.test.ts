@@ -486,6 +486,56 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
     });
   });
 
+  it('edits a draft through upload with its refId: same Ref ID, recipients replaced, placement kept unless the file changes', async () => {
+    const up = await uploadOk(t, key, 'acme', { recipients: [SIGNERS[0], SIGNERS[1]] });
+    await t.http
+      .post('/v1/save')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1, pageNo: [2], rectangle: '100,100,250,150' }] })
+      .expect(200);
+    const boxes = (await party(up.refId, 1)).boxes;
+    const renamed = { ...SIGNERS[0], name: 'Asha R. Rao' };
+    const edited = await uploadOk(t, key, 'acme', {
+      recipients: [renamed, SIGNERS[2]],
+      file: null as unknown as Buffer,
+      fields: { refId: String(up.refId) },
+    });
+    expect(edited.refId).toBe(up.refId);
+    expect(edited.requests.map((r) => [r.name, r.observer])).toEqual([
+      ['Asha R. Rao', false],
+      [SIGNERS[2].name, true],
+    ]);
+    expect((await party(up.refId, 1)).boxes).toEqual(boxes);
+    expect((await request(up.refId)).signersTotal).toBe(1);
+
+    const newFile = await uploadOk(t, key, 'acme', {
+      recipients: [renamed],
+      fixture: 'us_constitution.pdf',
+      fields: { refId: String(up.refId) },
+    });
+    expect([newFile.refId, newFile['total-pages']]).toEqual([up.refId, 19]);
+    expect((await party(up.refId, 1)).boxes).toBeNull();
+    expect((await request(up.refId)).filename).toBe('us_constitution.pdf');
+    const events = await t.db
+      .getRepository(AuditEventEntity)
+      .find({ where: { refId: up.refId, type: 'request.edited' } });
+    expect(events).toHaveLength(2);
+
+    await t.http
+      .post('/v1/process')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1 }] })
+      .expect(200);
+    const late = await upload(t, key, 'acme', {
+      recipients: [renamed],
+      file: null as unknown as Buffer,
+      fields: { refId: String(up.refId) },
+    });
+    expect([late.status, late.body.message]).toEqual([409, RequestMessages.notADraft]);
+    const other = await upload(t, otherKey, 'globex', { recipients: [renamed], fields: { refId: String(up.refId) } });
+    expect(other.status).toBe(404);
+  });
+
   it('invites every signer at once in a parallel request (not copy-receivers)', async () => {
     const up = await uploadOk(t, key, 'acme', { checkOrder: false });
     await t.http

@@ -114,12 +114,18 @@ export class RequestsService {
     const org = await this.organisation(auth.orgId);
     const recipients = validateRecipients(body.data, org.signatureTypes);
     const options = validateOptions(body);
+    const editing = body.refId === undefined || body.refId === '' ? null : toRefId(body.refId);
+    if (body.refId !== undefined && body.refId !== '' && editing === null)
+      throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
+    // Editing a draft without a new file (or template) keeps its document.
+    if (editing !== null && !file && !prepare) return this.editDraft(auth, editing, recipients, options, null);
     let prepared: PreparedDocument;
     if (prepare) prepared = await prepare(recipients);
     else {
       if (!file) throw new AppError('VALIDATION_FAILED', RequestMessages.fileRequired);
       prepared = { inspected: await this.checkDocument(file), filename: file.filename, templateId: null };
     }
+    if (editing !== null) return this.editDraft(auth, editing, recipients, options, prepared);
     const { inspected } = prepared;
     const stored = await this.storage.put(inspected.bytes);
     const now = this.clock.now();
@@ -200,6 +206,84 @@ export class RequestsService {
       'file-url': await this.links.documentUrl(auth.orgId, request.req.refId, 'original'),
       pdfheight: inspected.firstPageHeight,
       'total-pages': inspected.totalPages,
+    };
+  }
+
+  /**
+   * POST /v1/upload with the refId of a draft: the draft's recipients and options are replaced, and its document when a
+   * new one is given, keeping its Ref ID. A signer who stays a signer at the same order keeps their placement unless the
+   * document changed.
+   */
+  private async editDraft(
+    auth: AuthContext,
+    refId: number,
+    recipients: ValidRecipient[],
+    options: ReturnType<typeof validateOptions>,
+    prepared: PreparedDocument | null,
+  ): Promise<UploadResponse> {
+    const stored = prepared ? await this.storage.put(prepared.inspected.bytes) : null;
+    const now = this.clock.now();
+    const result = await this.db.transaction(async (manager) => {
+      const req = await this.lockRequest(manager, auth.orgId, refId);
+      if (!req.isDraft) throw new AppError('CONFLICT', RequestMessages.notADraft);
+      const before = await this.parties(manager, req.refId);
+      if (prepared && stored) {
+        Object.assign(req, {
+          filename: prepared.filename,
+          fileKey: stored.key,
+          fileSize: stored.size,
+          totalPages: prepared.inspected.totalPages,
+          geometry: prepared.inspected.geometry,
+          templateId: prepared.templateId,
+        });
+      }
+      Object.assign(req, options, { signersTotal: recipients.filter((r) => !r.observer).length, updatedAt: now });
+      await manager.save(RequestEntity, req);
+      await manager.delete(PartyEntity, { refId: req.refId });
+      let signerIndex = 0;
+      const parties = recipients.map((r, i) => {
+        const old = before.find((p) => p.order === i + 1);
+        const fromTemplate = r.observer ? undefined : prepared?.signerBoxes?.[signerIndex++];
+        const keep = !prepared && old && !old.observer && !r.observer;
+        return manager.create(PartyEntity, {
+          id: randomUUID(),
+          refId: req.refId,
+          orgId: auth.orgId,
+          order: i + 1,
+          name: r.name,
+          email: r.email,
+          phoneNumber: r.phoneNumber,
+          observer: r.observer,
+          signatureType: r.signatureType,
+          status: 'saved',
+          ...FRESH_RECIPIENT_STATE,
+          pageNo: keep ? old.pageNo : (fromTemplate?.pageNo ?? null),
+          applyAll: keep ? old.applyAll : false,
+          rectangle: keep ? old.rectangle : null,
+          dragCoord: keep ? old.dragCoord : null,
+          boxes: keep ? old.boxes : (fromTemplate?.boxes ?? null),
+          createdAt: now,
+          updatedAt: now,
+        });
+      });
+      await manager.insert(PartyEntity, parties as QueryDeepPartialEntity<PartyEntity>[]);
+      await this.audit.record(manager, {
+        orgId: auth.orgId,
+        refId: req.refId,
+        type: 'request.edited',
+        actor: actorOf(auth),
+        data: { recipients: parties.length, ...(stored ? { filename: req.filename, sha256: stored.key } : {}) },
+      });
+      return { req, parties };
+    });
+    const first = result.req.geometry[0];
+    return {
+      code: 200,
+      refId: result.req.refId,
+      requests: result.parties.map((p) => this.uploadedRecipient(p)),
+      'file-url': await this.links.documentUrl(auth.orgId, result.req.refId, 'original'),
+      pdfheight: prepared?.inspected.firstPageHeight ?? (first ? displayedHeight(first) : 0),
+      'total-pages': result.req.totalPages,
     };
   }
 
@@ -507,7 +591,7 @@ export class RequestsService {
     const req = await this.lockRequest(this.db.manager, auth.orgId, refId, false);
     const parties = await this.parties(this.db.manager, req.refId);
     const uploadUrl = await this.links.documentUrl(req.orgId, req.refId, 'original');
-    const firstHeight = req.geometry[0]?.cropBox[3] ?? 0;
+    const firstHeight = req.geometry[0] ? displayedHeight(req.geometry[0]) : 0;
     return parties.map((p) => ({
       refId: req.refId,
       order: p.order,
@@ -609,6 +693,11 @@ export class RequestsService {
     for (const p of rows) map.set(p.refId, [...(map.get(p.refId) ?? []), p]);
     return map;
   }
+}
+
+/** The height a viewer shows a page at: its crop box, turned by its rotation. */
+function displayedHeight(g: { cropBox: [number, number, number, number]; rotation: number }): number {
+  return g.rotation % 180 === 0 ? g.cropBox[3] : g.cropBox[2];
 }
 
 export function toRefId(value: unknown): number | null {
