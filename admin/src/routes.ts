@@ -7,6 +7,9 @@ export const STAFF_PATHS: readonly string[] = [
   StaffRoutes.requestInitiate,
   StaffRoutes.upload,
   StaffRoutes.mailSent,
+  StaffRoutes.templates,
+  StaffRoutes.templateCreate,
+  StaffRoutes.outbox,
 ];
 
 export const isStaffPath = (pathname: string): boolean => STAFF_PATHS.includes(pathname.replace(/\/+$/, '') || '/');

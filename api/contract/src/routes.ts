@@ -11,6 +11,11 @@ export const StaffRoutes = {
   mailSent: '/mail-sent',
   notFound: '/not-found',
   list: '/list',
+  // Not in the specification's table: the template editor behind '+ Create Template', and the dev outbox viewer of the
+  // embedded default (messages are not sent anywhere without SMTP_URL / SMS_URL).
+  templates: '/templates',
+  templateCreate: '/templates/create',
+  outbox: '/outbox',
 } as const;
 
 /** Console routes served by admin/ (public ones included: /sign-in, /not-found, /list). */

@@ -1,0 +1,48 @@
+import { Headers as ApiHeaders, Messages } from '@esign/contract';
+import type { ErrorBody } from '@esign/contract';
+import { HttpError, NetworkError } from './http';
+import { readSession } from './session';
+
+/**
+ * The /v1 calls of the console (spec section 7) with the session's apikey. JSON bodies are sent as JSON, FormData as
+ * multipart. Failures are HttpError (with the API's `{ code, error, message }`) or NetworkError.
+ */
+export async function v1<T>(
+  path: string,
+  init: { method?: 'GET' | 'POST' | 'PUT' | 'DELETE'; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...init.headers };
+  const key = readSession().api_key;
+  if (key) headers[ApiHeaders.apiKey] = key;
+  let body: BodyInit | undefined;
+  if (init.body instanceof FormData) body = init.body;
+  else if (init.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(init.body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+  } catch (error) {
+    throw new NetworkError(error);
+  }
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!response.ok) throw new HttpError(response.status, (parsed as Partial<ErrorBody> | null) ?? null);
+  return parsed as T;
+}
+
+/** The organisation of the session, for the /v1 paths that name it. */
+export const orgId = (): string => readSession().orgId ?? '';
+
+/** What a failed call shows: the API's own message for a 4xx, the catalogue's texts otherwise (spec section 8). */
+export function errorText(error: unknown, fallback: string = Messages.uploadFailed): string {
+  if (error instanceof NetworkError) return Messages.connectionFailed;
+  if (error instanceof HttpError && error.status < 500 && error.body?.message) return error.body.message;
+  return fallback;
+}
