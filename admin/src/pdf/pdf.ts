@@ -1,12 +1,13 @@
+import type * as PdfJs from 'pdfjs-dist';
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 
 /** Where the build puts pdf.js's data files (admin/pdfjs-assets.ts). */
 const ASSETS = '/admin-assets/pdfjs/';
 
-let library: Promise<typeof import('pdfjs-dist')> | null = null;
+let library: Promise<typeof PdfJs> | null = null;
 
 /** pdf.js, loaded on first use (its own chunk) with its worker from this origin. */
-export function pdfjs(): Promise<typeof import('pdfjs-dist')> {
+export function pdfjs(): Promise<typeof PdfJs> {
   library ??= Promise.all([import('pdfjs-dist'), import('pdfjs-dist/build/pdf.worker.min.mjs?url')]).then(
     ([lib, worker]) => {
       lib.GlobalWorkerOptions.workerSrc = worker.default;
