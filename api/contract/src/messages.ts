@@ -100,6 +100,21 @@ export const Messages = {
   rejectFailed: 'Something went wrong. Please try after sometime.',
   countExceeded: 'Count Exceeded',
 
+  // Placement and templates: labels the specification names (section 2)
+  saveButton: 'SAVE',
+  backButton: 'Back',
+  nextButton: 'Next',
+  cancelButton: 'Cancel',
+  selectButton: 'Select',
+  templateSave: 'Save',
+  templateNameColumn: 'Template Name',
+  templateIdColumn: 'Template Id',
+  pageOfTotal: 'Page {page} /{total}',
+  templatesHeading: 'Templates',
+  templateEditorHeading: 'Create Template',
+  outboxHeading: 'Outbox',
+  outboxEmpty: 'No messages yet.',
+
   // Console chrome: labels the specification names without quoting (spec section 2)
   navDashboard: 'Dashboard',
   navDrafts: 'Drafts',
