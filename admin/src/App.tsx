@@ -9,9 +9,12 @@ import Dashboard from './pages/Dashboard';
 import Drafts from './pages/Drafts';
 import MailSent from './pages/MailSent';
 import NotFound from './pages/NotFound';
+import Outbox from './outbox/Outbox';
 import RequestInitiate from './pages/RequestInitiate';
 import SignIn from './pages/SignIn';
 import Upload from './pages/Upload';
+import TemplateCreate from './templates/TemplateCreate';
+import TemplateList from './templates/TemplateList';
 import { theme } from './theme';
 
 const ToNotFound = () => <Navigate to={StaffRoutes.notFound} replace />;
@@ -45,6 +48,9 @@ const App = () => (
       <Route path={StaffRoutes.requestInitiate} element={<RequestInitiate />} />
       <Route path={StaffRoutes.upload} element={<Upload />} />
       <Route path={StaffRoutes.mailSent} element={<MailSent />} />
+      <Route path={StaffRoutes.templates} element={<TemplateList />} />
+      <Route path={StaffRoutes.templateCreate} element={<TemplateCreate />} />
+      <Route path={StaffRoutes.outbox} element={<Outbox />} />
     </CustomRoutes>
   </Admin>
 );

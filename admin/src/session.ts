@@ -35,3 +35,16 @@ export const clearSession = (): void => localStorage.clear();
 
 /** The organisation whose logo a layout shows: the staff user's, or the client variant's (/list). */
 export const currentOrgId = (): string | null => localStorage.getItem('orgId') ?? localStorage.getItem('client_orgId');
+
+/** The upload flow's values (spec section 3): a new request starts without them; submitting clears them. */
+export const UPLOAD_FLOW_KEYS = [
+  'refId',
+  'upload_response',
+  'file-url',
+  'total-pages',
+  'total_signatory',
+  'total_signatory_array',
+  'draggableHeight',
+] as const;
+
+export const clearUploadFlow = (): void => UPLOAD_FLOW_KEYS.forEach((key) => localStorage.removeItem(key));

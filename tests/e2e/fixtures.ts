@@ -1,5 +1,6 @@
 import { test as base } from '@playwright/test';
 import type { Page } from '@playwright/test';
+import path from 'node:path';
 
 export { expect } from '@playwright/test';
 
@@ -18,8 +19,17 @@ export const DEMO = { username: 'demo', password: 'demo1234', orgId: 'demo' } as
 export const storage = (page: Page): Promise<Record<string, string>> =>
   page.evaluate(() => Object.fromEntries(Object.entries(localStorage)));
 
-/** Saves a screenshot when E2E_SHOTS_DIR is set (for looking at the screens, not for asserting). */
+/**
+ * Saves a screenshot of the screen (for looking at, not for asserting): into E2E_SHOTS_DIR when set, else into
+ * tests/test-results/screens, which CI keeps with the test output.
+ */
 export const shot = async (page: Page, name: string): Promise<void> => {
-  const dir = process.env.E2E_SHOTS_DIR;
-  if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
+  const dir = process.env.E2E_SHOTS_DIR ?? path.join(__dirname, '..', 'test-results', 'screens');
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+};
+
+/** The shared fixtures beside the checkout (or SHARED_DIR), as the API tests find them. */
+export const fixture = (...parts: string[]): string => {
+  const shared = process.env.SHARED_DIR ?? path.resolve(__dirname, '..', '..', '..', 'shared');
+  return path.join(shared, 'fixtures', ...parts);
 };

@@ -8,3 +8,4 @@ export * from './requests';
 export * from './templates';
 export * from './webhooks';
 export * from './recipients';
+export * from './validation';

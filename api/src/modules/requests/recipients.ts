@@ -4,6 +4,8 @@ import {
   RECIPIENT_TYPES,
   RequestMessages,
   SIGNATURE_TYPES,
+  isEmail,
+  normaliseIndianPhone,
   type RecipientInput,
   type SignatureType,
 } from '@esign/contract';
@@ -24,28 +26,9 @@ export interface RequestOptions {
   reminderDuration: number | null;
 }
 
-/** The same shape a user would accept as an email address: local@domain.tld, no spaces, at most 254 characters. */
-const EMAIL =
-  /^[^\s@"<>(),;:\\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-
 const fail = (message: string, index?: number): never => {
   throw new AppError('VALIDATION_FAILED', index === undefined ? message : `Recipient ${index + 1}: ${message}`);
 };
-
-/**
- * India-only phone numbers (spec section 5). OTPs and invitations go by SMS, so it must be a mobile number: ten digits
- * starting 6 to 9, optionally after +91, 91 or 0, with spaces, dashes, dots or brackets in between. Stored as +91….
- */
-export function normaliseIndianPhone(input: unknown): string | null {
-  if (typeof input !== 'string' && typeof input !== 'number') return null;
-  const text = String(input).trim();
-  if (text.length <= 3 || !/^[+\d\s().-]+$/.test(text)) return null;
-  let digits = text.replace(/\D/g, '');
-  if (text.startsWith('+') && !digits.startsWith('91')) return null;
-  if (digits.length === 12 && digits.startsWith('91')) digits = digits.slice(2);
-  else if (digits.length === 11 && digits.startsWith('0')) digits = digits.slice(1);
-  return /^[6-9]\d{9}$/.test(digits) ? `+91${digits}` : null;
-}
 
 export function parseBoolean(value: unknown, fallback: boolean, field: string): boolean {
   if (value === undefined || value === null || value === '') return fallback;
@@ -95,7 +78,7 @@ export function validateRecipients(data: unknown, allowedTypes: readonly string[
     if (!name) fail(RequestMessages.nameRequired, i);
     if (name.length > 200) fail('The name may have at most 200 characters.', i);
     const email = typeof r.email === 'string' ? r.email.trim() : '';
-    if (!email || email.length > 254 || !EMAIL.test(email)) fail(Messages.invalidEmail, i);
+    if (!email || !isEmail(email)) fail(Messages.invalidEmail, i);
     const phoneNumber = normaliseIndianPhone(r.phoneNumber);
     if (!phoneNumber) fail(RequestMessages.phoneInvalid, i);
     const observer = observerOf(r);

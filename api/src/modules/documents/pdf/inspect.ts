@@ -1,4 +1,4 @@
-import { Limits } from '@esign/contract';
+import { Limits, PDF_FILENAME } from '@esign/contract';
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument, type PDFPageLeaf } from 'pdf-lib';
 import { AppError } from '../../../common/app-error';
 import type { PageGeometry } from '../../requests/request.entity';
@@ -30,8 +30,6 @@ export interface InspectedPdf {
 }
 
 const PDF_MIME = 'application/pdf';
-/** Exactly one dot, and the name ends in .pdf (spec section 5). */
-const PDF_FILENAME = /^[^.]+\.pdf$/i;
 const HEADER = Buffer.from('%PDF-', 'latin1');
 /** Readers assume US Letter for a page without a usable MediaBox. */
 const DEFAULT_MEDIA_BOX: [number, number, number, number] = [0, 0, 612, 792];

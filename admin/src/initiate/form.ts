@@ -1,0 +1,82 @@
+import { Limits, Messages, PDF_FILENAME, RECIPIENT_TYPES, isEmail } from '@esign/contract';
+import type { RecipientInput, SignatureType } from '@esign/contract';
+
+export type RecipientType = (typeof RECIPIENT_TYPES)[number];
+export const NEEDS_TO_SIGN: RecipientType = RECIPIENT_TYPES[0];
+export const RECEIVES_COPY: RecipientType = RECIPIENT_TYPES[1];
+
+/** One recipient card as the form holds it; `phone` is what was typed after the fixed +91. */
+export interface RecipientForm {
+  key: string;
+  name: string;
+  email: string;
+  phone: string;
+  recipientType: RecipientType | '';
+  signatureType: SignatureType | '';
+}
+
+export interface InitiateForm {
+  recipients: RecipientForm[];
+  hasDocument: boolean;
+  reminder: boolean;
+  reminderDuration: number | null;
+}
+
+let nextKey = 0;
+export const emptyRecipient = (): RecipientForm => ({
+  key: `r${nextKey++}`,
+  name: '',
+  email: '',
+  phone: '',
+  recipientType: '',
+  signatureType: '',
+});
+
+/** The phone as the API takes it: India only (the +91 is fixed in the input). */
+export const phoneNumberOf = (r: RecipientForm): string => `+91 ${r.phone.trim()}`;
+
+/** Which field of which card is wrong, and the message the specification gives for it (section 5). */
+export interface FormProblem {
+  message: string;
+  index?: number;
+  field?: 'name' | 'email' | 'phone' | 'recipientType' | 'signatureType' | 'document' | 'duration';
+}
+
+/**
+ * PROCEED's checks in the specification's words: every recipient needs name, valid email, phone (more than 3
+ * characters), recipient type and, if a signer, a signature type; a file; a duration when Set Reminder is on.
+ */
+export function validateInitiate(form: InitiateForm): FormProblem | null {
+  for (const [index, r] of form.recipients.entries()) {
+    if (!r.name.trim()) return { message: Messages.fillFormDetails, index, field: 'name' };
+    if (!r.email.trim()) return { message: Messages.fillFormDetails, index, field: 'email' };
+    if (!isEmail(r.email.trim())) return { message: Messages.invalidEmail, index, field: 'email' };
+    if (r.phone.trim().length <= 3) return { message: Messages.fillFormDetails, index, field: 'phone' };
+    if (!r.recipientType) return { message: Messages.fillFormDetails, index, field: 'recipientType' };
+    if (r.recipientType === NEEDS_TO_SIGN && !r.signatureType)
+      return { message: Messages.selectSignatureType, index, field: 'signatureType' };
+  }
+  if (!form.hasDocument) return { message: Messages.fillFormDetails, field: 'document' };
+  if (form.reminder && !form.reminderDuration) return { message: Messages.selectDuration, field: 'duration' };
+  return null;
+}
+
+/** The `data` field of /v1/upload. Receiving a copy means observer and no signature type (spec section 4). */
+export const recipientsPayload = (recipients: RecipientForm[]): RecipientInput[] =>
+  recipients.map((r) => ({
+    name: r.name.trim(),
+    email: r.email.trim(),
+    phoneNumber: phoneNumberOf(r),
+    observer: r.recipientType === RECEIVES_COPY,
+    signature_type: r.recipientType === RECEIVES_COPY ? null : r.signatureType || null,
+  }));
+
+/** The file dialog's checks before anything is sent (spec section 5). */
+export function checkPdfFile(file: File): string | null {
+  if (file.type !== 'application/pdf' || !PDF_FILENAME.test(file.name)) return Messages.invalidPdf;
+  if (file.size >= Limits.maxFileBytes) return Messages.fileTooLarge;
+  return null;
+}
+
+/** The digits after +91 of a stored number, for editing a draft. */
+export const localPhone = (phoneNumber: string): string => phoneNumber.replace(/^\+?91\s*/, '').trim();

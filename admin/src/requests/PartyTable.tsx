@@ -1,0 +1,85 @@
+import { Messages } from '@esign/contract';
+import type { PartyView, RequestListItem } from '@esign/contract';
+import { Button, Link, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
+import { useState } from 'react';
+import { useNotify, useRecordContext, useRefresh } from 'react-admin';
+import { orgId, v1 } from '../api';
+
+const COLUMNS = [
+  'Party name',
+  'Email address',
+  'Original document link',
+  'Signed document link',
+  'Sign Url',
+  'Status',
+  'Actions',
+] as const;
+
+const DocLink = ({ href, label }: { href: string; label: string }) => (
+  <Link href={href} target="_blank" rel="noopener noreferrer">
+    {label}
+  </Link>
+);
+
+/** Sends the invitation again (only for a party in progress), with the catalogue's toasts. */
+const ResendInvite = ({ party }: { party: PartyView }) => {
+  const notify = useNotify();
+  const refresh = useRefresh();
+  const [busy, setBusy] = useState(false);
+  const resend = async () => {
+    setBusy(true);
+    notify(Messages.sendingInvite, { type: 'info' });
+    try {
+      await v1(`/v1/resend_invite/${encodeURIComponent(orgId())}/${party.refId}/${party.order}`);
+      notify(Messages.inviteSent, { type: 'success', autoHideDuration: 2000 });
+      refresh();
+    } catch {
+      notify(Messages.inviteFailed, { type: 'error' });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Button size="small" variant="outlined" disabled={busy} onClick={() => void resend()}>
+      {Messages.resendInvite}
+    </Button>
+  );
+};
+
+/** The expanded row of a request or a draft: one line per party (spec section 2, Dashboard). */
+const PartyTable = () => {
+  const record = useRecordContext<RequestListItem>();
+  if (!record) return null;
+  return (
+    <Table size="small" data-testid="party-table" sx={{ bgcolor: 'background.default' }}>
+      <TableHead>
+        <TableRow>
+          {COLUMNS.map((name) => (
+            <TableCell key={name} sx={{ fontWeight: 600 }}>
+              {name}
+            </TableCell>
+          ))}
+        </TableRow>
+      </TableHead>
+      <TableBody>
+        {record.data.map((party) => (
+          <TableRow key={party.order} data-testid={`party-${party.order}`}>
+            <TableCell>{party.name}</TableCell>
+            <TableCell>{party.email}</TableCell>
+            <TableCell>
+              <DocLink href={party.uploadUrl} label="Original document" />
+            </TableCell>
+            <TableCell>
+              {party.downloadUrl ? <DocLink href={party.downloadUrl} label="Signed document" /> : Messages.notGenerated}
+            </TableCell>
+            <TableCell>{party.sign_url ? <DocLink href={party.sign_url} label="Sign Url" /> : '-'}</TableCell>
+            <TableCell>{party.status.toUpperCase()}</TableCell>
+            <TableCell>{party.status === 'in-progress' ? <ResendInvite party={party} /> : '-'}</TableCell>
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  );
+};
+
+export default PartyTable;
