@@ -495,6 +495,24 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
       .expect(200);
     const boxes = (await party(up.refId, 1)).boxes;
     const renamed = { ...SIGNERS[0], name: 'Asha R. Rao' };
+    // The answer describes each party as stored, apply_all included, whatever order the ids come in.
+    const four = await uploadOk(t, key, 'acme', { recipients: [SIGNERS[0], SIGNERS[1], SIGNERS[0], SIGNERS[1]] });
+    await t.http
+      .post('/v1/save')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [2, 4].map((order) => ({ refId: four.refId, order, apply_all: true })) })
+      .expect(200);
+    const again = await uploadOk(t, key, 'acme', {
+      recipients: [SIGNERS[0], SIGNERS[1], SIGNERS[0], SIGNERS[1]],
+      file: null as unknown as Buffer,
+      fields: { refId: String(four.refId) },
+    });
+    expect(again.requests.map((r) => [r.order, r.apply_all])).toEqual([
+      [1, false],
+      [2, true],
+      [3, false],
+      [4, true],
+    ]);
     const edited = await uploadOk(t, key, 'acme', {
       recipients: [renamed, SIGNERS[2]],
       file: null as unknown as Buffer,

@@ -3,7 +3,10 @@ import { Backdrop, CircularProgress, Typography } from '@mui/material';
 
 /** A full-screen loader with a text (spec: 'PLEASE WAIT...', 'Deleting selected row(s)', …). */
 const WaitBackdrop = ({ open, text = Messages.pleaseWait }: { open: boolean; text?: string }) => (
-  <Backdrop open={open} sx={{ color: 'common.white', zIndex: (theme) => theme.zIndex.modal + 1, flexDirection: 'column', gap: 2 }}>
+  <Backdrop
+    open={open}
+    sx={{ color: 'common.white', zIndex: (theme) => theme.zIndex.modal + 1, flexDirection: 'column', gap: 2 }}
+  >
     <CircularProgress color="inherit" />
     <Typography role="status" data-testid="wait-text">
       {text}

@@ -72,9 +72,17 @@ const Outbox = () => {
         {entries && entries.length === 0 && <NoData text={Messages.outboxEmpty} />}
         <Stack spacing={2}>
           {entries?.map((m) => (
-            <Box key={m.id} data-testid="outbox-message" sx={{ border: 1, borderColor: 'divider', borderRadius: 1, p: 2 }}>
+            <Box
+              key={m.id}
+              data-testid="outbox-message"
+              sx={{ border: 1, borderColor: 'divider', borderRadius: 1, p: 2 }}
+            >
               <Box sx={{ display: 'flex', gap: 1, alignItems: 'center', flexWrap: 'wrap', mb: 1 }}>
-                <Chip size="small" label={m.channel.toUpperCase()} color={m.channel === 'email' ? 'primary' : 'secondary'} />
+                <Chip
+                  size="small"
+                  label={m.channel.toUpperCase()}
+                  color={m.channel === 'email' ? 'primary' : 'secondary'}
+                />
                 <Chip size="small" variant="outlined" label={m.kind} />
                 <Typography variant="body2" sx={{ fontWeight: 600 }}>
                   {m.to}

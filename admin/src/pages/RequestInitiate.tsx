@@ -308,13 +308,16 @@ const RequestInitiate = () => {
                 </Button>
               </span>
             </Tooltip>
-            <Button variant="contained" size="large" disabled={draftLoading || busy !== null} onClick={() => void proceed()}>
+            <Button
+              variant="contained"
+              size="large"
+              disabled={draftLoading || busy !== null}
+              onClick={() => void proceed()}
+            >
               {draftLoading ? Messages.pleaseWait : Messages.proceed}
             </Button>
           </Box>
-          {draftFile?.failed && (
-            <Typography color="error">{Messages.documentCheckFailed}</Typography>
-          )}
+          {draftFile?.failed && <Typography color="error">{Messages.documentCheckFailed}</Typography>}
         </Stack>
       </CardContent>
 

@@ -92,7 +92,9 @@ export const PdfPageView = ({
     >
       <canvas ref={canvas} />
       {!size && (
-        <Box sx={{ position: 'absolute', inset: 0, display: 'grid', placeItems: 'center', minWidth: 200, minHeight: 200 }}>
+        <Box
+          sx={{ position: 'absolute', inset: 0, display: 'grid', placeItems: 'center', minWidth: 200, minHeight: 200 }}
+        >
           <CircularProgress />
         </Box>
       )}

@@ -196,7 +196,7 @@ export class RequestsService {
           recipients: parties.length,
         },
       });
-      return { req, parties };
+      return { req, parties: await this.parties(manager, refId) };
     });
 
     return {
@@ -221,17 +221,17 @@ export class RequestsService {
     options: ReturnType<typeof validateOptions>,
     prepared: PreparedDocument | null,
   ): Promise<UploadResponse> {
-    const stored = prepared ? await this.storage.put(prepared.inspected.bytes) : null;
+    const file = prepared ? await this.storage.put(prepared.inspected.bytes) : null;
     const now = this.clock.now();
     const result = await this.db.transaction(async (manager) => {
       const req = await this.lockRequest(manager, auth.orgId, refId);
       if (!req.isDraft) throw new AppError('CONFLICT', RequestMessages.notADraft);
       const before = await this.parties(manager, req.refId);
-      if (prepared && stored) {
+      if (prepared && file) {
         Object.assign(req, {
           filename: prepared.filename,
-          fileKey: stored.key,
-          fileSize: stored.size,
+          fileKey: file.key,
+          fileSize: file.size,
           totalPages: prepared.inspected.totalPages,
           geometry: prepared.inspected.geometry,
           templateId: prepared.templateId,
@@ -267,14 +267,17 @@ export class RequestsService {
         });
       });
       await manager.insert(PartyEntity, parties as QueryDeepPartialEntity<PartyEntity>[]);
+      // Not the inserted objects: after a multi-row insert TypeORM reads back the columns that have defaults and
+      // assigns them by position, while its read-back comes in id order, so they can land on the wrong party.
+      const stored = await this.parties(manager, req.refId);
       await this.audit.record(manager, {
         orgId: auth.orgId,
         refId: req.refId,
         type: 'request.edited',
         actor: actorOf(auth),
-        data: { recipients: parties.length, ...(stored ? { filename: req.filename, sha256: stored.key } : {}) },
+        data: { recipients: parties.length, ...(file ? { filename: req.filename, sha256: file.key } : {}) },
       });
-      return { req, parties };
+      return { req, parties: stored };
     });
     const first = result.req.geometry[0];
     return {

@@ -1,0 +1,373 @@
+import { Messages, RequestMessages, StaffRoutes } from '@esign/contract';
+import CloseIcon from '@mui/icons-material/Close';
+import NavigateBeforeIcon from '@mui/icons-material/NavigateBefore';
+import NavigateNextIcon from '@mui/icons-material/NavigateNext';
+import UploadFileIcon from '@mui/icons-material/UploadFile';
+import {
+  Box,
+  Button,
+  Card,
+  CardActions,
+  CardContent,
+  CircularProgress,
+  Divider,
+  IconButton,
+  List,
+  ListItem,
+  ListItemText,
+  Paper,
+  TextField,
+  Typography,
+} from '@mui/material';
+import type { PDFDocumentProxy, PageViewport } from 'pdfjs-dist';
+import { useEffect, useMemo, useState } from 'react';
+import type { ChangeEvent } from 'react';
+import { useNotify } from 'react-admin';
+import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
+import { errorText, v1 } from '../api';
+import PageHeading from '../components/PageHeading';
+import { PdfPageView, usePdfDocument } from '../pdf/PdfPageView';
+import { freshFieldName, pixelsToBbox, readFormFields, toTemplateAnnotation } from './formFields';
+import type { EditorField, PixelBox } from './formFields';
+import { checkPdfFile } from '../initiate/form';
+import TemplateFieldsLayer, { FIELD_COLORS } from './TemplateFieldsLayer';
+import { TemplateTexts } from './texts';
+import type { TemplateView } from './types';
+
+/** Height of the page as shown, in CSS pixels. */
+const PAGE_HEIGHT_PX = 800;
+
+/** `from`, when it is a path of this console (never another site): where Save and Cancel return to. */
+export const returnPath = (from: string | null): string | null =>
+  from && from.startsWith('/') && !from.startsWith('//') && !from.startsWith('/\\') ? from : null;
+
+/** The viewport PdfPageView draws `pageNumber` with (same scale), to place the fields in its pixels. */
+function usePageViewport(doc: PDFDocumentProxy | null, pageNumber: number, height: number): PageViewport | null {
+  const [shown, setShown] = useState<{ doc: PDFDocumentProxy; pageNumber: number; viewport: PageViewport } | null>(
+    null,
+  );
+  useEffect(() => {
+    if (!doc) return;
+    let cancelled = false;
+    doc.getPage(pageNumber).then(
+      (page) => {
+        if (cancelled) return;
+        const base = page.getViewport({ scale: 1 });
+        setShown({ doc, pageNumber, viewport: page.getViewport({ scale: height / base.height }) });
+      },
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [doc, pageNumber, height]);
+  return shown && shown.doc === doc && shown.pageNumber === pageNumber ? shown.viewport : null;
+}
+
+/**
+ * /templates/create: choose a PDF, name the template, see its pages with their form fields (read in the browser with
+ * pdf.js), draw signature fields, remove fields, and Save (POST /api/templates with the annotation built here).
+ * Save and Cancel return to `?from=` when given (the Initiate page's picker), else to /templates (Cancel: back).
+ */
+const TemplateCreate = () => {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const notify = useNotify();
+  const [params] = useSearchParams();
+  const from = returnPath(params.get('from'));
+
+  const [file, setFile] = useState<File | null>(null);
+  const [bytes, setBytes] = useState<ArrayBuffer | null>(null);
+  const [fileError, setFileError] = useState('');
+  const [name, setName] = useState('');
+  const [nameError, setNameError] = useState('');
+  const [fields, setFields] = useState<EditorField[]>([]);
+  const [fieldsRead, setFieldsRead] = useState(false);
+  const [pageNumber, setPageNumber] = useState(1);
+  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  const { doc, error: pdfError } = usePdfDocument(bytes);
+  const viewport = usePageViewport(doc, pageNumber, PAGE_HEIGHT_PX);
+  const totalPages = doc?.numPages ?? 0;
+
+  // A newly opened document: its own form fields, from page 1.
+  useEffect(() => {
+    setFields([]);
+    setFieldsRead(false);
+    setPageNumber(1);
+    if (!doc) return;
+    let cancelled = false;
+    readFormFields(doc).then(
+      (read) => {
+        if (cancelled) return;
+        setFields(read);
+        setFieldsRead(true);
+      },
+      () => !cancelled && setFieldsRead(true),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [doc]);
+
+  // pdf.js cannot read the file: the server's check names the reason (damaged, encrypted…).
+  useEffect(() => {
+    if (!pdfError || !file) return;
+    let cancelled = false;
+    const form = new FormData();
+    form.append('file', file, file.name);
+    v1('/v1/onboard/checkDocument', { method: 'POST', body: form }).then(
+      () => !cancelled && setFileError(Messages.pdfDamaged),
+      (error: unknown) => !cancelled && setFileError(errorText(error, Messages.pdfDamaged)),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [pdfError, file]);
+
+  const pageFields = useMemo(() => fields.filter((field) => field.pageIndex === pageNumber - 1), [fields, pageNumber]);
+
+  const pick = async (event: ChangeEvent<HTMLInputElement>) => {
+    const picked = event.target.files?.[0];
+    event.target.value = '';
+    if (!picked) return;
+    const problem = checkPdfFile(picked);
+    setFile(problem ? null : picked);
+    setBytes(null);
+    setFileError(problem ?? '');
+    if (problem) return;
+    try {
+      setBytes(await picked.arrayBuffer());
+    } catch {
+      setFile(null);
+      setFileError(Messages.pdfDamaged);
+    }
+  };
+
+  const draw = (box: PixelBox) => {
+    if (!viewport) return;
+    setFields((current) => [
+      ...current,
+      {
+        key: `drawn-${Date.now()}-${current.length}`,
+        drawn: true,
+        formFieldName: freshFieldName(current, TemplateTexts.newSignatureField),
+        bbox: pixelsToBbox(box, viewport),
+        pageIndex: pageNumber - 1,
+        customData: { type: 'signature-field' },
+      },
+    ]);
+  };
+
+  const remove = (key: string) => {
+    setFields((current) => current.filter((field) => field.key !== key));
+    setHighlighted(null);
+  };
+
+  const leave = () => {
+    if (from) navigate(from);
+    else if (location.key !== 'default') navigate(-1);
+    else navigate(StaffRoutes.templates);
+  };
+
+  const save = async () => {
+    const trimmed = name.trim();
+    const nameProblem = trimmed ? '' : RequestMessages.templateNameRequired;
+    setNameError(nameProblem);
+    if (!file && !fileError) setFileError(RequestMessages.fileRequired);
+    if (nameProblem || !file || fileError || pdfError) return;
+    const form = new FormData();
+    form.append('file', file, file.name);
+    form.append('template_name', trimmed);
+    form.append('template_annotation', JSON.stringify(toTemplateAnnotation(fields)));
+    setSaving(true);
+    try {
+      await v1<TemplateView>('/api/templates', { method: 'POST', body: form });
+    } catch (error) {
+      setSaving(false);
+      notify(errorText(error), { type: 'error' });
+      return;
+    }
+    notify('ra.notification.created', { type: 'success', messageArgs: { smart_count: 1 } });
+    navigate(from ?? StaffRoutes.templates);
+  };
+
+  const busy = saving || (Boolean(doc) && !fieldsRead);
+
+  return (
+    <Card sx={{ mt: 2, mb: 2 }}>
+      <CardContent>
+        <PageHeading title={Messages.templateEditorHeading} />
+        <Box sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'flex-start', gap: 3 }}>
+          <Box sx={{ minWidth: 260 }}>
+            <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5 }}>
+              <Button variant="outlined" component="label" startIcon={<UploadFileIcon />} disabled={saving}>
+                {Messages.chooseFile}
+                <input
+                  hidden
+                  type="file"
+                  accept="application/pdf,.pdf"
+                  data-testid="template-file-input"
+                  onChange={(event) => void pick(event)}
+                />
+              </Button>
+              <Typography data-testid="template-file-name" sx={{ wordBreak: 'break-all' }}>
+                {file?.name ?? ''}
+              </Typography>
+            </Box>
+            <Typography variant="caption" component="p" color="text.secondary" sx={{ mt: 1 }}>
+              {Messages.fileNoteOnlyPdf}
+            </Typography>
+            <Typography variant="caption" component="p" color="text.secondary">
+              {Messages.fileNoteMaxSize}
+            </Typography>
+            <Typography
+              role="alert"
+              data-testid="template-file-error"
+              sx={{ color: 'error.main', fontSize: 14, minHeight: '1.5em', mt: 0.5 }}
+            >
+              {fileError}
+            </Typography>
+          </Box>
+          <TextField
+            label={Messages.templateNameColumn}
+            name="template_name"
+            required
+            value={name}
+            disabled={saving}
+            error={Boolean(nameError)}
+            helperText={nameError || ' '}
+            onChange={(event) => {
+              setName(event.target.value);
+              if (event.target.value.trim()) setNameError('');
+            }}
+            sx={{ flex: 1, minWidth: 260, maxWidth: 480 }}
+            slotProps={{ formHelperText: { role: nameError ? 'alert' : undefined } }}
+          />
+        </Box>
+        <Divider sx={{ my: 2 }} />
+        <Box sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'flex-start', gap: 2 }}>
+          <Box
+            sx={{
+              flex: 1,
+              minWidth: 320,
+              bgcolor: 'grey.100',
+              borderRadius: 1,
+              p: 2,
+              overflow: 'auto',
+              textAlign: 'center',
+            }}
+          >
+            {doc ? (
+              <>
+                <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'center', gap: 1, mb: 1.5 }}>
+                  <Button
+                    size="small"
+                    startIcon={<NavigateBeforeIcon />}
+                    disabled={pageNumber <= 1}
+                    onClick={() => setPageNumber((n) => Math.max(1, n - 1))}
+                  >
+                    {Messages.backButton}
+                  </Button>
+                  <Typography data-testid="template-page-number" sx={{ minWidth: 90 }}>
+                    {Messages.pageOfTotal.replace('{page}', String(pageNumber)).replace('{total}', String(totalPages))}
+                  </Typography>
+                  <Button
+                    size="small"
+                    endIcon={<NavigateNextIcon />}
+                    disabled={pageNumber >= totalPages}
+                    onClick={() => setPageNumber((n) => Math.min(totalPages, n + 1))}
+                  >
+                    {Messages.nextButton}
+                  </Button>
+                </Box>
+                <PdfPageView doc={doc} pageNumber={pageNumber} height={PAGE_HEIGHT_PX}>
+                  {viewport && (
+                    <TemplateFieldsLayer
+                      viewport={viewport}
+                      fields={pageFields}
+                      highlighted={highlighted}
+                      onDraw={draw}
+                    />
+                  )}
+                </PdfPageView>
+              </>
+            ) : (
+              <Box sx={{ minHeight: 240, display: 'grid', placeItems: 'center', color: 'text.secondary' }}>
+                {bytes && !pdfError ? <CircularProgress /> : <Typography>{TemplateTexts.chooseFirst}</Typography>}
+              </Box>
+            )}
+          </Box>
+          <Paper variant="outlined" sx={{ width: 300, maxWidth: '100%', p: 2 }}>
+            <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600 }}>
+              {TemplateTexts.fieldsPanelHeading} ({fields.length})
+            </Typography>
+            <Typography variant="caption" color="text.secondary">
+              {TemplateTexts.drawHint}
+            </Typography>
+            {doc && !fieldsRead ? (
+              <Box sx={{ display: 'grid', placeItems: 'center', py: 2 }}>
+                <CircularProgress size={24} />
+              </Box>
+            ) : pageFields.length === 0 ? (
+              <Typography variant="body2" color="text.secondary" sx={{ mt: 2 }}>
+                {TemplateTexts.noFieldsOnPage}
+              </Typography>
+            ) : (
+              <List dense sx={{ maxHeight: PAGE_HEIGHT_PX - 40, overflow: 'auto' }}>
+                {pageFields.map((field) => (
+                  <ListItem
+                    key={field.key}
+                    data-testid="template-field-item"
+                    data-field-name={field.formFieldName}
+                    disableGutters
+                    onMouseEnter={() => setHighlighted(field.key)}
+                    onMouseLeave={() => setHighlighted(null)}
+                    secondaryAction={
+                      <IconButton
+                        edge="end"
+                        size="small"
+                        aria-label={`${TemplateTexts.removeField} ${field.formFieldName}`}
+                        onClick={() => remove(field.key)}
+                        disabled={saving}
+                      >
+                        <CloseIcon fontSize="small" />
+                      </IconButton>
+                    }
+                    sx={{ borderLeft: `3px solid ${FIELD_COLORS[field.customData.type]}`, pl: 1, mb: 0.5 }}
+                  >
+                    <ListItemText
+                      primary={field.formFieldName}
+                      secondary={
+                        field.customData.option
+                          ? `${field.customData.type} · ${field.customData.option}`
+                          : field.customData.type
+                      }
+                      slotProps={{ primary: { sx: { wordBreak: 'break-word' } } }}
+                    />
+                  </ListItem>
+                ))}
+              </List>
+            )}
+          </Paper>
+        </Box>
+      </CardContent>
+      <CardActions sx={{ justifyContent: 'flex-end', px: 2, pb: 2 }}>
+        <Button onClick={leave} disabled={saving}>
+          {Messages.cancelButton}
+        </Button>
+        <Button
+          variant="contained"
+          onClick={() => void save()}
+          disabled={busy}
+          startIcon={saving ? <CircularProgress size={18} color="inherit" /> : undefined}
+        >
+          {Messages.templateSave}
+        </Button>
+      </CardActions>
+    </Card>
+  );
+};
+
+export default TemplateCreate;

@@ -1,0 +1,216 @@
+import { Limits, Messages, StaffRoutes } from '@esign/contract';
+import DeleteOutlineIcon from '@mui/icons-material/DeleteOutline';
+import {
+  Alert,
+  Button,
+  Card,
+  CardContent,
+  CircularProgress,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
+  IconButton,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TablePagination,
+  TableRow,
+  Tooltip,
+} from '@mui/material';
+import { useState } from 'react';
+import { useDelete, useNotify, useTranslate } from 'react-admin';
+import { useNavigate } from 'react-router-dom';
+import PageHeading from '../components/PageHeading';
+import { templateErrorText } from './errors';
+import TemplateSortHeader from './TemplateSortHeader';
+import { TemplateTexts } from './texts';
+import type { TemplateSort, TemplateView } from './types';
+import { nextSort, useTemplatePage, useTemplates } from './useTemplates';
+
+const COLUMNS = 7;
+
+const created = (timestamp: string): string => {
+  const date = new Date(timestamp);
+  return Number.isNaN(date.getTime()) ? timestamp : date.toLocaleString();
+};
+
+/**
+ * /templates: the organisation's templates (newest first until a header is clicked), '+ Create Template', and delete
+ * with a confirmation. Sorting and paging happen in the browser over the whole list.
+ */
+const TemplateList = () => {
+  const navigate = useNavigate();
+  const notify = useNotify();
+  const translate = useTranslate();
+  const { templates, isPending, error, refetch } = useTemplates();
+  const [sort, setSort] = useState<TemplateSort | null>(null);
+  const [page, setPage] = useState(0);
+  const [perPage, setPerPage] = useState<number>(Limits.pageSizes[1]);
+  const shown = useTemplatePage(templates, sort, page, perPage);
+  const [doomed, setDoomed] = useState<TemplateView | null>(null);
+  const [deleteOne, { isPending: deleting }] = useDelete<TemplateView>();
+
+  const confirmDelete = () => {
+    if (!doomed) return;
+    void deleteOne(
+      'templates',
+      { id: doomed.id, previousData: doomed },
+      {
+        onSuccess: () => {
+          setDoomed(null);
+          notify('ra.notification.deleted', { type: 'info', messageArgs: { smart_count: 1 } });
+          refetch();
+        },
+        onError: (failure: unknown) => {
+          setDoomed(null);
+          notify(templateErrorText(failure), { type: 'error' });
+        },
+      },
+    );
+  };
+
+  return (
+    <Card sx={{ mt: 2, mb: 2 }}>
+      <CardContent>
+        <PageHeading title={Messages.templatesHeading}>
+          <Button variant="contained" onClick={() => navigate(StaffRoutes.templateCreate)}>
+            {Messages.createTemplate}
+          </Button>
+        </PageHeading>
+        {error ? (
+          <Alert severity="error" sx={{ mb: 2 }}>
+            {templateErrorText(error)}
+          </Alert>
+        ) : null}
+        <TableContainer>
+          <Table size="small" aria-label={Messages.templatesHeading}>
+            <TableHead>
+              <TableRow>
+                <TemplateSortHeader field="template_name" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                  {Messages.templateNameColumn}
+                </TemplateSortHeader>
+                <TemplateSortHeader field="template_id" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                  {Messages.templateIdColumn}
+                </TemplateSortHeader>
+                <TemplateSortHeader field="filename" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                  {TemplateTexts.fileNameColumn}
+                </TemplateSortHeader>
+                <TemplateSortHeader
+                  field="total_pages"
+                  align="right"
+                  sort={sort}
+                  onSort={(f) => setSort(nextSort(sort, f))}
+                >
+                  {TemplateTexts.pagesColumn}
+                </TemplateSortHeader>
+                <TemplateSortHeader
+                  field="field_count"
+                  align="right"
+                  sort={sort}
+                  onSort={(f) => setSort(nextSort(sort, f))}
+                >
+                  {TemplateTexts.fieldsColumn}
+                </TemplateSortHeader>
+                <TemplateSortHeader field="timestamp" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                  {TemplateTexts.createdColumn}
+                </TemplateSortHeader>
+                <TableCell align="right" sx={{ fontWeight: 600 }}>
+                  {TemplateTexts.actionsColumn}
+                </TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {isPending ? (
+                <TableRow>
+                  <TableCell colSpan={COLUMNS} align="center" sx={{ py: 4 }}>
+                    <CircularProgress size={28} />
+                  </TableCell>
+                </TableRow>
+              ) : templates.length === 0 && !error ? (
+                <TableRow>
+                  <TableCell
+                    colSpan={COLUMNS}
+                    align="center"
+                    data-testid="templates-empty"
+                    sx={{ py: 4, color: 'text.secondary' }}
+                  >
+                    {Messages.noTemplatesAvailable}
+                  </TableCell>
+                </TableRow>
+              ) : (
+                shown.rows.map((template) => (
+                  <TableRow
+                    key={template.id}
+                    hover
+                    data-testid="template-row"
+                    data-template-id={template.template_id}
+                    data-template-name={template.template_name}
+                  >
+                    <TableCell>{template.template_name}</TableCell>
+                    <TableCell sx={{ fontFamily: 'monospace', fontSize: 13 }}>{template.template_id}</TableCell>
+                    <TableCell sx={{ wordBreak: 'break-all' }}>{template.filename}</TableCell>
+                    <TableCell align="right">{template.total_pages}</TableCell>
+                    <TableCell align="right">{template.field_count}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{created(template.timestamp)}</TableCell>
+                    <TableCell align="right">
+                      <Tooltip title={TemplateTexts.deleteTemplate}>
+                        <IconButton
+                          size="small"
+                          color="error"
+                          aria-label={`${TemplateTexts.deleteTemplate} ${template.template_name}`}
+                          onClick={() => setDoomed(template)}
+                        >
+                          <DeleteOutlineIcon fontSize="small" />
+                        </IconButton>
+                      </Tooltip>
+                    </TableCell>
+                  </TableRow>
+                ))
+              )}
+            </TableBody>
+          </Table>
+        </TableContainer>
+        {templates.length > 0 && (
+          <TablePagination
+            component="div"
+            count={templates.length}
+            page={shown.page}
+            rowsPerPage={perPage}
+            rowsPerPageOptions={[...Limits.pageSizes, 25]}
+            onPageChange={(_, next) => setPage(next)}
+            onRowsPerPageChange={(event) => {
+              setPerPage(Number(event.target.value));
+              setPage(0);
+            }}
+          />
+        )}
+      </CardContent>
+      <Dialog
+        open={Boolean(doomed)}
+        onClose={() => !deleting && setDoomed(null)}
+        aria-labelledby="template-delete-title"
+      >
+        <DialogTitle id="template-delete-title">{TemplateTexts.deleteTemplate}</DialogTitle>
+        <DialogContent>
+          <DialogContentText>
+            {Messages.deleteConfirm} {doomed ? `(${doomed.template_name})` : ''}
+          </DialogContentText>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setDoomed(null)} disabled={deleting}>
+            {Messages.cancelButton}
+          </Button>
+          <Button color="error" variant="contained" onClick={confirmDelete} disabled={deleting}>
+            {translate('ra.action.delete')}
+          </Button>
+        </DialogActions>
+      </Dialog>
+    </Card>
+  );
+};
+
+export default TemplateList;

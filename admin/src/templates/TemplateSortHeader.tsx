@@ -1,0 +1,35 @@
+import { TableCell, TableSortLabel } from '@mui/material';
+import type { ReactNode } from 'react';
+import type { TemplateSort, TemplateSortField } from './types';
+
+/** A column header that sorts the table by `field` when clicked (ascending first, then flipping). */
+const TemplateSortHeader = ({
+  field,
+  sort,
+  onSort,
+  align,
+  children,
+}: {
+  field: TemplateSortField;
+  sort: TemplateSort | null;
+  onSort: (field: TemplateSortField) => void;
+  align?: 'left' | 'right';
+  children: ReactNode;
+}) => {
+  const active = sort?.field === field;
+  const direction = active && sort.order === 'DESC' ? 'desc' : 'asc';
+  return (
+    <TableCell
+      align={align}
+      sortDirection={active ? direction : false}
+      aria-sort={active ? (direction === 'asc' ? 'ascending' : 'descending') : undefined}
+      sx={{ fontWeight: 600 }}
+    >
+      <TableSortLabel active={active} direction={direction} onClick={() => onSort(field)}>
+        {children}
+      </TableSortLabel>
+    </TableCell>
+  );
+};
+
+export default TemplateSortHeader;
