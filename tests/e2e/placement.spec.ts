@@ -9,9 +9,9 @@ import {
 import type { DraftReference, UploadResponse } from '@esign/contract';
 import type { Locator, Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { clampBox, dragBy, fill, parseRectangle, toRectangle, DEFAULT_BOX } from '../../admin/src/placement/geometry';
-import { DEMO, expect, shot, storage, test } from './fixtures';
+import { signInAsDemo as signIn } from './console';
+import { DEMO, expect, fixture, shot, storage, test } from './fixtures';
 
 const SIGNERS = [
   {
@@ -32,18 +32,13 @@ const SIGNERS = [
 const COPY_RECEIVER = { name: 'Meera Iyer', email: 'meera@example.in', phoneNumber: '+919988776655', observer: true };
 const [, RECEIVES_A_COPY] = RECIPIENT_TYPES;
 
-/** ../shared beside the repository (or SHARED_DIR), where the fixture PDFs live. */
-const sharedPdf = (name: string): string =>
-  path.join(process.env.SHARED_DIR ?? path.resolve(__dirname, '..', '..', '..', 'shared'), 'fixtures', 'pdfs', name);
+const sharedPdf = (name: string): string => fixture('pdfs', name);
 
 const atPath = (pathname: string) => new RegExp(`^[^?#]*//[^/]+${pathname.replace(/[/.]/g, '\\$&')}(\\?.*)?$`);
 
+/** Signs in through the UI and answers the session key, for the API calls the journey makes as the same user. */
 async function signInAsDemo(page: Page): Promise<string> {
-  await page.goto(StaffRoutes.signIn);
-  await page.getByLabel(Messages.usernameLabel, { exact: true }).fill(DEMO.username);
-  await page.getByLabel(Messages.passwordLabel, { exact: true }).fill(DEMO.password);
-  await page.getByRole('button', { name: Messages.loginButton }).click();
-  await expect(page).toHaveURL(atPath(StaffRoutes.dashboard));
+  await signIn(page);
   const { api_key } = await storage(page);
   expect(api_key).toBeTruthy();
   return api_key;
