@@ -2,7 +2,16 @@ import { Messages, StaffRoutes } from '@esign/contract';
 import type { Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { DEMO, expect, fixture, shot, test } from './fixtures';
-import { RECIPIENTS, choose, chooseFile, fillRecipient, processDraft, signInAsDemo, uploadDraft } from './console';
+import {
+  RECIPIENTS,
+  apiKey,
+  choose,
+  chooseFile,
+  fillRecipient,
+  processDraft,
+  signInAsDemo,
+  uploadDraft,
+} from './console';
 
 const toast = (page: Page) => page.getByRole('alert').last();
 
@@ -114,6 +123,55 @@ test.describe('Initiate Request: every client-side check', () => {
       phoneNumber: '+919876543210',
       signature_type: 'e-Signature',
     });
+  });
+});
+
+test.describe('Initiate Request: a template, and the failures of the upload', () => {
+  test.beforeEach(async ({ page }) => signInAsDemo(page));
+
+  const oneSigner = async (page: Page) => {
+    await fillRecipient(page, 0, RECIPIENTS[0]);
+  };
+
+  test('a request started from a template goes on to the placement with its pages', async ({ page }) => {
+    const created = await page.request.post('/api/templates', {
+      headers: { apikey: await apiKey(page) },
+      multipart: {
+        template_name: 'Employee form',
+        file: {
+          name: 'sample_form.pdf',
+          mimeType: 'application/pdf',
+          buffer: readFileSync(fixture('pdfs', 'sample_form.pdf')),
+        },
+      },
+    });
+    expect(created.status()).toBe(201);
+    const templateId = (await created.json()).template_id as string;
+    await page.getByRole('button', { name: Messages.initiateContract }).click();
+    await choose(page, page, Messages.selectFileUploadType, Messages.chooseTemplate);
+    const picker = page.getByRole('dialog', { name: Messages.pickTemplate });
+    await picker.locator(`[data-template-id="${templateId}"]`).click();
+    await picker.getByRole('button', { name: Messages.selectButton }).click();
+    await expect(page.getByTestId('document')).toContainText('Employee form');
+    await oneSigner(page);
+    await page.getByRole('button', { name: Messages.proceed }).click();
+    await expect(page).toHaveURL(/\/upload$/);
+    const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('upload_response') ?? 'null'));
+    expect(stored['total-pages']).toBe(1);
+  });
+
+  test("a server failure and a lost connection give the catalogue's texts", async ({ page }) => {
+    await page.getByRole('button', { name: Messages.initiateContract }).click();
+    await chooseFile(page, 'normal.pdf');
+    await oneSigner(page);
+    await page.route('**/v1/upload', (route) => route.fulfill({ status: 500, json: { code: 500, message: 'boom' } }));
+    await page.getByRole('button', { name: Messages.proceed }).click();
+    await expect(toast(page)).toHaveText(Messages.uploadFailed);
+    await page.unroute('**/v1/upload');
+    await page.route('**/v1/upload', (route) => route.abort('connectionfailed'));
+    await page.getByRole('button', { name: Messages.proceed }).click();
+    await expect(toast(page)).toHaveText(Messages.connectionFailed);
+    await expect(page).toHaveURL(/\/request-initiate$/);
   });
 });
 
@@ -251,6 +309,21 @@ test.describe('dashboard and drafts', () => {
     await expect(page.locator('[data-testid="requests"]')).not.toContainText('american_flag.pdf');
     await search.fill('no-such-file');
     await expect(page.getByText(Messages.noRecordsFound)).toBeVisible();
+  });
+
+  test('the dev outbox shows the invitations with their sign links', async ({ page }) => {
+    const up = await uploadDraft(page, 'normal.pdf');
+    await processDraft(page, up.refId);
+    await page.getByRole('button', { name: Messages.outboxHeading }).click();
+    await expect(page).toHaveURL(/\/outbox$/);
+    await page.getByLabel('Recipient').fill(RECIPIENTS[0].email);
+    const message = page
+      .getByTestId('outbox-message')
+      .filter({ hasText: `Ref ID ${up.refId}` })
+      .first();
+    await expect(message).toContainText('invitation');
+    await expect(message.getByRole('link')).toHaveAttribute('href', new RegExp(`/esign/demo/${up.refId}/1\\?token=`));
+    await shot(page, 'outbox');
   });
 
   test('an empty dashboard shows the no-data picture', async ({ page }) => {
