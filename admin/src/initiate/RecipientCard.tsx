@@ -78,7 +78,7 @@ const RecipientCard = ({
             InputProps={{
               startAdornment: (
                 <InputAdornment position="start" title="India">
-                  🇮🇳 +91
+                  +91
                 </InputAdornment>
               ),
             }}
