@@ -75,6 +75,10 @@ test.describe('Initiate Request: every client-side check', () => {
     const proceed = page.getByRole('button', { name: Messages.proceed });
     await proceed.click();
     await expect(toast(page)).toHaveText(Messages.fillFormDetails);
+    // Toasts hide after 3 s.
+    await page.waitForTimeout(2000);
+    await expect(page.getByRole('alert').filter({ hasText: Messages.fillFormDetails })).toBeVisible();
+    await expect(page.getByRole('alert').filter({ hasText: Messages.fillFormDetails })).toBeHidden({ timeout: 1500 });
 
     const card = page.getByTestId('recipient-1');
     await card.getByLabel('Name', { exact: true }).fill('Asha Rao');
