@@ -341,7 +341,10 @@ test.describe('dashboard and drafts', () => {
     await expect(page.getByTestId('no-data')).toBeVisible();
   });
 
-  test('drafts: search, edit shows the Ref Id and the saved recipients, PROCEED keeps the Ref ID', async ({ page }) => {
+  test('drafts: search, edit shows the Ref Id and the saved recipients, PROCEED keeps the Ref ID, submit', async ({
+    page,
+  }) => {
+    test.setTimeout(90_000);
     const draft = await uploadDraft(page, 'tracemonkey.pdf');
     await page.getByRole('menuitem', { name: Messages.navDrafts }).click();
     await expect(page.getByRole('heading', { name: Messages.draftRequests })).toBeVisible();
@@ -372,6 +375,18 @@ test.describe('dashboard and drafts', () => {
     const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('upload_response') ?? 'null'));
     expect(stored.refId).toBe(draft.refId);
     expect(stored.requests[1].name).toBe('Vikram K. Shah');
+
+    // Submitted from the placement: it leaves the drafts and shows on the dashboard, under the same Ref ID.
+    await page.getByRole('button', { name: Messages.saveButton, exact: true }).click();
+    await expect(page.getByText(Messages.requestSaved)).toBeVisible();
+    await page.getByRole('button', { name: Messages.submitRequest }).click();
+    await expect(page.getByRole('heading', { name: Messages.mailSent })).toBeVisible();
+    await page.goto(StaffRoutes.drafts);
+    await expect(page.getByTestId('no-data').or(page.locator('tbody tr').first())).toBeVisible();
+    await expect(page.locator('#main-content')).not.toContainText(String(draft.refId));
+    await page.goto(StaffRoutes.dashboard);
+    await page.getByPlaceholder(Messages.searchPlaceholder).fill(String(draft.refId));
+    await expect(page.locator('[data-testid="requests"] tbody tr').first()).toContainText('tracemonkey.pdf');
   });
 
   test("'Resend Invite' once the last invitation is a minute old: the toasts", async ({ page }) => {
