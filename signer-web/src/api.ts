@@ -1,9 +1,20 @@
 import { Headers as ApiHeaders } from '@esign/contract';
 import type { ErrorBody } from '@esign/contract';
 
-/** The recipient's link token: `/esign/{orgId}/{refId}/{order}?token=T` (DESIGN.md section 3). */
-export const signToken = (search: string = window.location.search): string | null =>
-  new URLSearchParams(search).get('token');
+const TOKEN_KEY = 'esign:token';
+
+/**
+ * The recipient's link token: `/esign/{orgId}/{refId}/{order}?token=…` (DESIGN.md section 3). Kept for this tab only
+ * (sessionStorage), so the success and failed pages, reached without it in their address, still act for the party.
+ */
+export const signToken = (search: string = window.location.search): string | null => {
+  const fromLink = new URLSearchParams(search).get('token');
+  if (fromLink) {
+    sessionStorage.setItem(TOKEN_KEY, fromLink);
+    return fromLink;
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+};
 
 /** A failed call: HTTP status (0 when the network failed) and the API's error body when there is one. */
 export class ApiError extends Error {
@@ -27,23 +38,48 @@ const parse = async (response: Response): Promise<unknown> => {
   }
 };
 
-/** fetch() for every recipient-side call: sends the page's token in `x-sign-token`, answers JSON. */
-export const signerFetch = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
+/**
+ * fetch() for every recipient-side call: sends the link token in `x-sign-token`, a plain object as JSON and FormData
+ * as multipart, answers JSON; throws ApiError (status 0 for a network failure).
+ */
+export const signerFetch = async <T>(
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<T> => {
   const headers = new Headers(init.headers);
-  if (!headers.has('Accept')) headers.set('Accept', 'application/json');
+  headers.set('Accept', 'application/json');
   const token = signToken();
   if (token) headers.set(ApiHeaders.signToken, token);
-
+  let body: BodyInit | undefined;
+  if (init.body instanceof FormData) body = init.body;
+  else if (init.body !== undefined) {
+    headers.set('Content-Type', 'application/json');
+    body = JSON.stringify(init.body);
+  }
   let response: Response;
   try {
-    response = await fetch(path, { ...init, headers });
+    response = await fetch(path, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
   } catch (error) {
     throw new ApiError(0, null, error instanceof Error ? error.message : 'Network failure');
   }
-  const body = await parse(response);
+  const parsed = await parse(response);
   if (!response.ok) {
-    const errorBody = typeof body === 'object' && body !== null ? (body as Partial<ErrorBody>) : null;
+    const errorBody = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<ErrorBody>) : null;
     throw new ApiError(response.status, errorBody, errorBody?.message ?? `HTTP ${response.status}`);
   }
-  return body as T;
+  return parsed as T;
 };
+
+/** The server's own message for a 4xx (what the hold-on page and the popups show), else `fallback`. */
+export const serverMessage = (error: unknown, fallback: string): string =>
+  error instanceof ApiError && error.status >= 400 && error.status < 500 && error.body?.message
+    ? error.body.message
+    : fallback;
+
+/** Fills `{name}` marks of a text. */
+export const fill = (text: string, values: Record<string, string | number>): string =>
+  text.replace(/\{(\w+)\}/g, (mark, key: string) => (key in values ? String(values[key]) : mark));
+
+/** Spec section 5: a return_url lacking an https scheme gets https:// before the redirect. */
+export const withScheme = (url: string): string =>
+  /^https?:\/\//i.test(url) ? url : `https://${url.replace(/^\/+/, '')}`;

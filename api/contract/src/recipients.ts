@@ -49,6 +49,104 @@ export const RecipientMessages = {
   detailsSaved: 'success',
 } as const;
 
+/**
+ * The recipient screens' texts (spec sections 2, 4, 5 and 8), typed once. `{name}` marks a value the page fills in.
+ * Texts the specification describes without quoting are written in its style and marked so.
+ */
+export const SignerTexts = {
+  troubleViewing: 'Facing trouble viewing the document? Click here',
+  pageOfTotal: 'Page {page}/{total}',
+  previous: 'Previous',
+  next: 'Next',
+  nameLabel: 'Name',
+  emailLabel: 'Email',
+  phoneLabel: 'Phone no.',
+  acceptPrompt: 'Accept the document to proceed to eSign.',
+  accept: 'Accept',
+  reject: 'Reject',
+  yes: 'Yes',
+  no: 'No',
+  cancel: 'Cancel',
+  acceptConfirm: "Are you sure you want to 'Accept' this document ?",
+  rejectConfirm: "Are you sure you want to 'Reject' this document ?",
+  remarkLabel: 'Remark (required)',
+  remarkNote: 'Please provide a remark to Reject this document.',
+  accepted: 'You have accepted the document.',
+  selectMethod: 'Select signing method',
+  methodAadhaar: 'Aadhaar',
+  methodDsc: 'DSC',
+  methodESignature: 'e-Signature',
+  confirmDetails:
+    'I verify that the above present email id and/or Phone number are correct and can be used for communication regarding my eSign.',
+  // Described, not quoted, by the specification:
+  aadhaarPhoneNote:
+    'Keep your mobile phone with you: the Aadhaar OTP is sent to the phone number linked to your Aadhaar.',
+  aadhaarHint:
+    'On the next screen, tick the checkbox at the top. The OTP can take up to 3 mins to arrive. Do not retry more than 3 times, or the transaction is cancelled automatically.',
+  dscSteps: [
+    'Download the signer app for Windows, install it, or watch the tutorial video.',
+    'Log in to the signer app with the same email or phone number as in this eSign.',
+    'Keep the signer app open.',
+    'Enter your USB token password below and proceed.',
+  ],
+  dscDownload: 'Download the signer app',
+  dscPasswordPlaceholder: 'USB token password',
+  showPassword: 'Show password',
+  hidePassword: 'Hide password',
+  proceed: 'Proceed to eSign',
+  instructionsNext: 'Next',
+  instructionsBack: 'Back',
+  proceedToEsign: 'Proceed to esign',
+  checkingLocation: 'Checking access to your location.',
+  checkingCamera: 'Checking access to your camera.',
+  capture: 'Capture',
+  recapture: 'Recapture',
+  faceCaptured: 'Face capture successfull.',
+  noFace: 'No face detected. Please re-capture.',
+  faceError: 'Oops! Something went wrong. Refresh the screen & try again.',
+  faceProcessing: 'Processing... Please wait..',
+  startRecording: 'Start Recording',
+  recording: 'Recording...',
+  rerecord: 'Re-record',
+  processingVideo: 'Processing your video...',
+  analysingVideo: 'Please wait while we analyze your face video. This may take a few moments.',
+  otpRequestStep: 'Request OTP',
+  otpVerifyStep: 'Verify OTP',
+  otpPlaceholder: 'ENTER OTP',
+  getOtp: 'GET OTP',
+  verify: 'VERIFY',
+  resendOtp: 'Resend OTP',
+  close: 'Close',
+  padTitle: 'Add your signature',
+  padDraw: 'Draw',
+  padType: 'Type',
+  padUpload: 'Upload',
+  padNormal: 'Normal',
+  padItalic: 'Italic',
+  clear: 'Clear',
+  submit: 'Submit',
+  exit: 'Exit',
+  rejectedTitle: 'You have rejected the agreement',
+  closeWindow: 'You can close this window.',
+  statusCompleted: 'This document has been already signed successfully on {date}.',
+  statusSigning: 'Signing has failed, Please wait for a Reinitiate eSign request on your email.',
+  statusExpired: 'The signature request has expired.',
+  statusRejected: 'You have rejected this document.',
+  statusCancelled: 'Your eSign request has been cancelled.',
+  supportLine: 'For assistance, contact support with Ref. ID and Request ID.',
+  processing: 'Processing...',
+  successTitle: 'eSign successfully completed',
+  dontClose: "Please don't close this window or go back.",
+  esignRejected: 'eSign rejected',
+  failedTitle: 'Your attempt to {signType} based Esign has failed!',
+  retrySigning: 'Retry Signing',
+  failureReason: 'Failure Reason: {errorCode}. {errorMessage}',
+  refAndRequest: 'Ref. ID {refId} Request ID {requestId}',
+  attemptsExhausted: 'Your maximum attempts for esigning are exhausted! Please contact the administrator.',
+  redirecting: 'Redirecting...',
+  holdOnTitle: 'Hold on',
+} as const;
+
 /** Where a signer's image comes from on the signature pad (spec: drawing, typed name, uploaded image). */
 export const SIGNATURE_KINDS = ['drawn', 'typed', 'uploaded'] as const;
 export type SignatureKind = (typeof SIGNATURE_KINDS)[number];
@@ -166,6 +264,10 @@ export interface InitResponse {
 export interface SigningStatusResponse {
   code: 200;
   status: PartyStatus;
+  /** The method chosen (0 Aadhaar, 1 DSC, 2 e-Signature), null before the choice. */
+  signature_type: SigningMethodCode | null;
+  refId: number;
+  orderNo: number;
   request_status: RequestStatus;
   esignStatus: EsignStatus | null;
   signed: boolean;

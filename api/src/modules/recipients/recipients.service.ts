@@ -353,6 +353,9 @@ export class RecipientsService {
     return {
       code: 200,
       status: me.status,
+      signature_type: me.signMethod,
+      refId: req.refId,
+      orderNo: me.order,
       request_status: req.status,
       esignStatus: esignStatus(req.status, me, Limits.maxSignAttempts),
       signed: me.status === 'completed',
