@@ -4,6 +4,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Headers } from '@esign/contract';
 import { json, type NextFunction, type Request, type Response } from 'express';
+import compression from 'compression';
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppModule, type AppOverrides } from './app.module';
@@ -35,6 +36,14 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.disable('x-powered-by');
   app.use(createHttpLogger(logger));
+  // Text answers (the apps' scripts, JSON) are compressed for phones on slow networks; PDFs and images already are.
+  app.use(
+    compression({
+      filter: (req, res) =>
+        !/^(application\/pdf|image\/)/.test(String(res.getHeader('Content-Type') ?? '')) &&
+        compression.filter(req, res),
+    }),
+  );
   // Answers carrying session keys, documents or personal data must never sit in a shared or browser cache.
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (NO_STORE_PREFIXES.some((p) => req.path === p || req.path.startsWith(`${p}/`)))

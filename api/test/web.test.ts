@@ -53,6 +53,13 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     }
   });
 
+  it('compresses text answers for clients that accept it, never PDFs', async () => {
+    const docs = await t.http.get('/api-docs-json').set('Accept-Encoding', 'gzip').expect(200);
+    expect(docs.headers['content-encoding']).toBe('gzip');
+    const plain = await t.http.get('/api-docs-json').set('Accept-Encoding', 'identity').expect(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+  });
+
   it('answers unknown API paths with a JSON 404, not a page', async () => {
     const res = await t.http
       .get('/api/nothing-here')

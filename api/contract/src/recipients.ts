@@ -144,6 +144,7 @@ export const SignerTexts = {
   refAndRequest: 'Ref. ID {refId} Request ID {requestId}',
   attemptsExhausted: 'Your maximum attempts for esigning are exhausted! Please contact the administrator.',
   redirecting: 'Redirecting...',
+  downloadSigned: 'Download the signed document',
   holdOnTitle: 'Hold on',
 } as const;
 
