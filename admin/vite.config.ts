@@ -10,7 +10,7 @@ const api = 'http://127.0.0.1:3000';
 // The API serves admin/dist and signer-web/dist from one origin: each app keeps its own assets folder.
 export default defineConfig({
   base: '/',
-  plugins: [react(), pdfjsAssets()],
+  plugins: [react(), pdfjsAssets('/admin-assets/pdfjs/')],
   resolve: {
     alias: { '@esign/contract': path.resolve(here, '../api/contract/src/index.ts') },
   },

@@ -1,20 +1,26 @@
 import { SignerRoutes } from '@esign/contract';
+import { Suspense, lazy } from 'react';
 import { Route, Routes } from 'react-router-dom';
-import Esign from './pages/Esign';
-import Failed from './pages/Failed';
+import { PleaseWait } from './components';
 import NotFound from './pages/NotFound';
 import RetryMailSent from './pages/RetryMailSent';
-import Success from './pages/Success';
+
+// The signing page is what a recipient opens first; the result pages load when they are reached.
+const Esign = lazy(() => import('./pages/Esign'));
+const Success = lazy(() => import('./pages/Success'));
+const Failed = lazy(() => import('./pages/Failed'));
 
 /** The recipient routes of the specification (section 2); everything else is the console's /not-found. */
 const App = () => (
-  <Routes>
-    <Route path={SignerRoutes.esign} element={<Esign />} />
-    <Route path={SignerRoutes.success} element={<Success />} />
-    <Route path={SignerRoutes.failed} element={<Failed />} />
-    <Route path={SignerRoutes.retryMailSent} element={<RetryMailSent />} />
-    <Route path="*" element={<NotFound />} />
-  </Routes>
+  <Suspense fallback={<PleaseWait />}>
+    <Routes>
+      <Route path={SignerRoutes.esign} element={<Esign />} />
+      <Route path={SignerRoutes.success} element={<Success />} />
+      <Route path={SignerRoutes.failed} element={<Failed />} />
+      <Route path={SignerRoutes.retryMailSent} element={<RetryMailSent />} />
+      <Route path="*" element={<NotFound />} />
+    </Routes>
+  </Suspense>
 );
 
 export default App;

@@ -1,0 +1,179 @@
+import { Messages, SignerTexts } from '@esign/contract';
+import type { SigningRequest } from '@esign/contract';
+import { useEffect, useRef, useState } from 'react';
+import { ApiError, signerFetch } from '../api';
+import { Button, Dialog } from '../components';
+import { FaceCapture } from './FaceCapture';
+import type { FaceResult } from './FaceCapture';
+import { useStableCallback } from './hooks';
+import { Liveness } from './Liveness';
+import { blobToDataUrl } from './media';
+import { PermissionChecks } from './PermissionChecks';
+import type { Checks } from './PermissionChecks';
+import { DialogTexts } from './texts';
+
+export { setFaceCheck } from './FaceCapture';
+export type { FaceCheck } from './FaceCapture';
+
+export interface InstructionsProps {
+  open: boolean;
+  request: SigningRequest;
+  /** Every needed step passed (called at once when the request needs none). */
+  onDone: () => void;
+  /** Back on the first step (or Escape). */
+  onBack: () => void;
+  /** Signing from here is not allowed: the page shows the remark and stops. */
+  onBlocked: (remark: string) => void;
+}
+
+type Step = 'checks' | 'face' | 'liveness';
+
+/** What the request asks for (the organisation's settings as the recipient sees them). */
+export const instructionNeeds = (request: SigningRequest) => {
+  const face =
+    request.face_capture === 'true' ||
+    request.esignature_face_capture === 'true' ||
+    request.aadhaar_face_capture === 'true';
+  const liveness = request.live_video === 'true';
+  return { location: request.location_capture === 'true', face, liveness, camera: face || liveness };
+};
+
+interface LivenessAnswer {
+  code: number;
+  data?: { liveliness_score?: { value?: number | string } };
+}
+
+/**
+ * The instruction dialogs before signing (spec section 4): permission checks, face capture, liveness video, with Back,
+ * Next and 'Proceed to esign'. Each step is shown only when the request needs it.
+ */
+export const Instructions = (props: InstructionsProps) => (props.open ? <InstructionsBody {...props} /> : null);
+
+const InstructionsBody = ({ request, onDone, onBack, onBlocked }: InstructionsProps) => {
+  const [needs] = useState(() => instructionNeeds(request));
+  const steps: Step[] = [];
+  if (needs.location || needs.camera) steps.push('checks');
+  if (needs.face) steps.push('face');
+  if (needs.liveness) steps.push('liveness');
+
+  const [index, setIndex] = useState(0);
+  const [checks, setChecks] = useState<Checks>({
+    location: needs.location ? 'pending' : 'skip',
+    camera: needs.camera ? 'pending' : 'skip',
+  });
+  const [face, setFace] = useState<FaceResult>({ status: 'live', image: null });
+  const [video, setVideo] = useState<Blob | null>(null);
+  const [analysing, setAnalysing] = useState(false);
+  const [unverified, setUnverified] = useState(false);
+  const alive = useRef(true);
+  const finished = useRef(false);
+  const done = useStableCallback(() => {
+    if (finished.current) return;
+    finished.current = true;
+    onDone();
+  });
+  const back = useStableCallback(onBack);
+
+  useEffect(() => {
+    alive.current = true;
+    if (!steps.length) done();
+    return () => {
+      alive.current = false;
+    };
+  }, [steps.length, done]);
+  if (!steps.length) return null;
+
+  const step = steps[index];
+  const last = index === steps.length - 1;
+  const passed =
+    step === 'checks'
+      ? checks.location !== 'pending' &&
+        checks.camera !== 'pending' &&
+        [checks.location, checks.camera].every((c) => c === 'ok' || c === 'skip')
+      : step === 'face'
+        ? face.status === 'ok' && face.image !== null
+        : video !== null && !analysing;
+
+  const analyse = async () => {
+    if (!video) return;
+    setAnalysing(true);
+    setUnverified(false);
+    try {
+      const video_file = await blobToDataUrl(video);
+      const path = `${encodeURIComponent(request.orgId)}/${encodeURIComponent(request.requestId)}`;
+      const answer = await signerFetch<LivenessAnswer>(`/v1/liveness/${path}`, { body: { video_file } });
+      const value = Number(answer?.data?.liveliness_score?.value);
+      if (!alive.current || !Number.isFinite(value)) return;
+      if (answer.code === 200 && value > request.live_video_threshold) return done();
+      setUnverified(true);
+    } catch (error) {
+      // A 400 is the analysis saying no; any other failure only stops the indicator.
+      if (alive.current && error instanceof ApiError && error.status === 400) setUnverified(true);
+    } finally {
+      if (alive.current) setAnalysing(false);
+    }
+  };
+
+  const next = () => {
+    if (!passed) return;
+    if (!last) setIndex(index + 1);
+    else if (step === 'liveness') void analyse();
+    else done();
+  };
+
+  const title =
+    step === 'checks' ? DialogTexts.checksTitle : step === 'face' ? DialogTexts.faceTitle : DialogTexts.livenessTitle;
+
+  return (
+    <Dialog
+      open
+      title={title}
+      onClose={back}
+      actions={
+        <>
+          <Button
+            variant="outline"
+            onClick={() => (index ? setIndex(index - 1) : back())}
+            disabled={analysing || face.status === 'processing'}
+          >
+            {SignerTexts.instructionsBack}
+          </Button>
+          <Button onClick={next} disabled={!passed}>
+            {last ? SignerTexts.proceedToEsign : SignerTexts.instructionsNext}
+          </Button>
+        </>
+      }
+    >
+      {step === 'checks' && (
+        <PermissionChecks orgId={request.orgId} checks={checks} onChecks={setChecks} onBlocked={onBlocked} />
+      )}
+      {step === 'face' && <FaceCapture request={request} result={face} onResult={setFace} />}
+      {step === 'liveness' && (
+        <>
+          <Liveness
+            video={video}
+            busy={analysing}
+            onVideo={(recorded) => {
+              setVideo(recorded);
+              setUnverified(false);
+            }}
+          />
+          {analysing && (
+            <div className="analysing" role="status">
+              <span className="spinner" aria-hidden="true" />
+              <strong>{SignerTexts.processingVideo}</strong>
+              <span>{SignerTexts.analysingVideo}</span>
+            </div>
+          )}
+          {unverified && (
+            <p role="alert" className="error-text">
+              {Messages.faceVerificationFailed}
+            </p>
+          )}
+        </>
+      )}
+    </Dialog>
+  );
+};
+
+export default Instructions;

@@ -1,0 +1,215 @@
+import { Limits, Messages, SignerTexts } from '@esign/contract';
+import type { SendOtpResponse, VerifyOtpResponse } from '@esign/contract';
+import { useEffect, useId, useRef, useState } from 'react';
+import type { FormEvent } from 'react';
+import { ApiError, fill, serverMessage, signerFetch } from '../api';
+import { Button, Dialog, useToast } from '../components';
+import { useStableCallback } from './hooks';
+import { DialogTexts } from './texts';
+
+export type OtpFlow = 'initial' | 'esignature';
+
+export interface OtpDialogProps {
+  open: boolean;
+  orgId: string;
+  refId: number | string;
+  order: number | string;
+  /** 'initial': before the document is shown; 'esignature': before an electronic signature (generic error texts). */
+  flow: OtpFlow;
+  /** Called Limits.otpRedirectMs after 'Verified!'. */
+  onVerified: () => void;
+  onClose: () => void;
+}
+
+type Outcome = 'verified' | 'expired' | 'invalid' | null;
+
+/** What a 401 or 429 answer says: status.statusMessage (spec section 7) or the message. */
+const statusMessage = (error: ApiError): string =>
+  error.body?.status?.statusMessage ?? error.body?.message ?? Messages.otpErrorEsignature;
+
+/**
+ * The OTP dialog (spec section 4): 'Request OTP' (GET OTP), then 'Verify OTP' (the code, VERIFY, Resend OTP after the
+ * server's wait). 'Verified!' and 'Redirecting to eSign...', then onVerified after Limits.otpRedirectMs.
+ */
+export const OtpDialog = (props: OtpDialogProps) => (props.open ? <OtpBody {...props} /> : null);
+
+const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose }: OtpDialogProps) => {
+  const toast = useToast();
+  const [userId, setUserId] = useState<string | null>(null);
+  const [otp, setOtp] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const [resendAt, setResendAt] = useState(0);
+  const [now, setNow] = useState(() => Date.now());
+  const [popup, setPopup] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const formId = useId();
+  const messageId = useId();
+  const step = userId ? 'verify' : 'request';
+  const done = outcome === 'verified';
+  // Escape reaches both dialogs: while the popup is up, it closes only the popup.
+  const close = useStableCallback(() => {
+    if (!popup) onClose();
+  });
+  const closePopup = useStableCallback(() => setPopup(null));
+  const proceed = useStableCallback(onVerified);
+
+  const wait = Math.max(0, Math.ceil((resendAt - now) / 1000));
+  useEffect(() => {
+    if (!wait) return;
+    const timer = setTimeout(() => setNow(Date.now()), (resendAt - Date.now()) % 1000 || 1000);
+    return () => clearTimeout(timer);
+  }, [now, wait, resendAt]);
+
+  useEffect(() => {
+    if (!done) return;
+    const timer = setTimeout(proceed, Limits.otpRedirectMs);
+    return () => clearTimeout(timer);
+  }, [done, proceed]);
+
+  useEffect(() => {
+    if (step === 'verify') input.current?.focus();
+  }, [step]);
+
+  const fail = (error: unknown) => {
+    if (error instanceof ApiError && error.status === 401) setPopup(statusMessage(error));
+    else if (error instanceof ApiError && error.status === 429) toast(statusMessage(error), 'error');
+    else
+      toast(
+        flow === 'esignature' ? Messages.otpErrorEsignature : serverMessage(error, Messages.otpErrorEsignature),
+        'error',
+      );
+  };
+
+  const send = async (resend: boolean) => {
+    setBusy(true);
+    try {
+      const path = [orgId, refId, order].map((part) => encodeURIComponent(String(part))).join('/');
+      const sent = await signerFetch<SendOtpResponse>(`/v1/sendotp/${path}`);
+      setUserId(sent.userId);
+      setOtp('');
+      setOutcome(null);
+      setResendAt(Date.now() + sent.resend_after * 1000);
+      setNow(Date.now());
+      toast(resend ? Messages.otpResent : Messages.otpSent, 'success');
+    } catch (error) {
+      fail(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const verify = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!userId || otp.length !== Limits.otpLength || busy || done) return;
+    setBusy(true);
+    setOutcome(null);
+    try {
+      const answer = await signerFetch<VerifyOtpResponse>(`/v1/verifyotp/${encodeURIComponent(userId)}`, {
+        body: { otp },
+      });
+      setOutcome(answer.verify ? 'verified' : answer.expired ? 'expired' : 'invalid');
+    } catch (error) {
+      fail(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const steps = [
+    ['request', SignerTexts.otpRequestStep],
+    ['verify', SignerTexts.otpVerifyStep],
+  ] as const;
+  const wrong = outcome === 'expired' ? Messages.otpExpired : outcome === 'invalid' ? Messages.otpInvalid : null;
+
+  const actions =
+    step === 'request' ? (
+      <>
+        <Button variant="outline" onClick={close}>
+          {SignerTexts.close}
+        </Button>
+        <Button onClick={() => void send(false)} disabled={busy}>
+          {SignerTexts.getOtp}
+        </Button>
+      </>
+    ) : (
+      <>
+        <Button variant="text" onClick={() => void send(true)} disabled={busy || done || wait > 0}>
+          {SignerTexts.resendOtp}
+          {wait > 0 && <span aria-hidden="true">{` ${fill(DialogTexts.countdown, { seconds: wait })}`}</span>}
+        </Button>
+        <Button variant="outline" onClick={close} disabled={done}>
+          {SignerTexts.close}
+        </Button>
+        <Button type="submit" form={formId} disabled={busy || done || otp.length !== Limits.otpLength}>
+          {SignerTexts.verify}
+        </Button>
+      </>
+    );
+
+  return (
+    <>
+      <Dialog open title={DialogTexts.otpTitle} onClose={close} actions={actions}>
+        <ol className="otp-steps" aria-label={DialogTexts.otpSteps}>
+          {steps.map(([key, label], index) => (
+            <li
+              key={key}
+              className={key === step ? 'otp-step otp-step-current' : 'otp-step'}
+              aria-current={key === step ? 'step' : undefined}
+            >
+              <span className="otp-step-number" aria-hidden="true">
+                {index + 1}
+              </span>
+              {label}
+            </li>
+          ))}
+        </ol>
+        {step === 'verify' && (
+          <form id={formId} onSubmit={(event) => void verify(event)} noValidate>
+            <input
+              ref={input}
+              className="input otp-input"
+              value={otp}
+              onChange={(event) => {
+                setOtp(event.target.value.replace(/\D/g, '').slice(0, Limits.otpLength));
+                setOutcome(null);
+              }}
+              placeholder={SignerTexts.otpPlaceholder}
+              aria-label={SignerTexts.otpPlaceholder}
+              aria-invalid={wrong ? true : undefined}
+              aria-describedby={messageId}
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={Limits.otpLength}
+              disabled={done}
+            />
+            <div id={messageId} className="otp-message">
+              {wrong && (
+                <p role="alert" className="error-text">
+                  {wrong}
+                </p>
+              )}
+              {done && (
+                <div role="status" className="otp-verified">
+                  <strong>{Messages.otpVerified}</strong>
+                  <span>{Messages.redirectingToEsign}</span>
+                </div>
+              )}
+            </div>
+          </form>
+        )}
+      </Dialog>
+      <Dialog
+        open={popup !== null}
+        onClose={closePopup}
+        actions={<Button onClick={closePopup}>{SignerTexts.close}</Button>}
+      >
+        <p role="alert" className="otp-popup">
+          {popup}
+        </p>
+      </Dialog>
+    </>
+  );
+};
+
+export default OtpDialog;

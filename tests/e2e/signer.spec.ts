@@ -1,0 +1,295 @@
+import { Messages, RecipientMessages, SignerTexts, StaffRoutes } from '@esign/contract';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { DEMO, expect, fixture, shot, test } from './fixtures';
+
+/**
+ * The recipient's journeys through signer-web (spec section 4): the link from the invitation e-mail, OTP, the
+ * document, accept or reject, the method, the signature pad, and the result and status pages.
+ */
+
+interface Person {
+  name: string;
+  email: string;
+  phone: string;
+}
+const people: Person[] = [
+  { name: 'Asha Rao', email: 'asha.signer@example.in', phone: '9876543210' },
+  { name: 'Vikram Shah', email: 'vikram.signer@example.in', phone: '9123456789' },
+  { name: 'Priya Menon', email: 'priya.signer@example.in', phone: '9988776655' },
+];
+
+let key = '';
+
+async function staffKey(api: APIRequestContext): Promise<string> {
+  const auth = Buffer.from(`${DEMO.username}:${DEMO.password}`).toString('base64');
+  const res = await api.get(`/consumers/${DEMO.username}/key-auth`, { headers: { authorization: `Basic ${auth}` } });
+  return (await res.json()).data[0].key as string;
+}
+
+/** A sent request (parallel) with these signers; answers its Ref ID. */
+async function sendRequest(
+  api: APIRequestContext,
+  signers: Person[],
+  options: { otp: boolean; file?: string; signatureType?: string },
+): Promise<number> {
+  const file = options.file ?? 'us_constitution.pdf';
+  const up = await api.post('/v1/upload', {
+    headers: { apikey: key },
+    multipart: {
+      data: JSON.stringify(
+        signers.map((p) => ({
+          name: p.name,
+          email: p.email,
+          phoneNumber: `+91 ${p.phone}`,
+          observer: false,
+          signature_type: options.signatureType ?? 'e-Signature',
+        })),
+      ),
+      checkOrder: 'false',
+      otpRequired: String(options.otp),
+      orgId: DEMO.orgId,
+      file: { name: file, mimeType: 'application/pdf', buffer: readFileSync(fixture('pdfs', file)) },
+    },
+  });
+  expect(up.status()).toBe(200);
+  const refId = (await up.json()).refId as number;
+  const done = await api.post('/v1/process', {
+    headers: { apikey: key },
+    data: { orgId: DEMO.orgId, data: [{ refId, order: 1, pageNo: [1] }] },
+  });
+  expect(done.status()).toBe(200);
+  return refId;
+}
+
+interface OutboxMessage {
+  kind: string;
+  channel: string;
+  text: string;
+  refId: number | null;
+}
+const outbox = async (api: APIRequestContext, to: string): Promise<OutboxMessage[]> =>
+  (await (await api.get(`/dev/outbox?to=${encodeURIComponent(to)}`)).json()) as OutboxMessage[];
+
+/** The sign link of the invitation e-mail, as the recipient clicks it. */
+async function inviteLink(api: APIRequestContext, to: string, refId: number): Promise<string> {
+  const mail = (await outbox(api, to)).find((m) => m.kind === 'invitation' && m.channel === 'email' && m.refId === refId);
+  const link = /https?:\/\/\S+\/esign\/\S+?token=[A-Za-z0-9_-]+/.exec(mail?.text ?? '')?.[0];
+  expect(link).toBeTruthy();
+  return new URL(link as string).pathname + new URL(link as string).search;
+}
+
+const latestOtp = async (api: APIRequestContext, to: string): Promise<string> =>
+  /\b(\d{6})\b/.exec((await outbox(api, to)).find((m) => m.kind === 'otp' && m.channel === 'email')?.text ?? '')?.[1] ??
+  '';
+
+/** The initial OTP steps: GET OTP, the code from the outbox, VERIFY, then the document. */
+async function passOtp(page: Page, person: Person): Promise<void> {
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByText(SignerTexts.otpRequestStep)).toBeVisible();
+  await dialog.getByRole('button', { name: SignerTexts.getOtp }).click();
+  await expect(page.getByText(Messages.otpSent)).toBeVisible();
+  await expect(dialog.getByText(SignerTexts.otpVerifyStep)).toBeVisible();
+  const code = await latestOtp(page.request, person.email);
+  await dialog.getByPlaceholder(SignerTexts.otpPlaceholder).fill(code);
+  await dialog.getByRole('button', { name: SignerTexts.verify }).click();
+  await expect(dialog.getByText(Messages.otpVerified)).toBeVisible();
+  await expect(dialog.getByText(Messages.redirectingToEsign)).toBeVisible();
+}
+
+/** Accept with its confirmation, then e-Signature with the confirmation ticked, then 'Proceed to eSign'. */
+async function acceptAndProceed(page: Page): Promise<void> {
+  await expect(page.getByTestId('pdf-canvas')).toHaveAttribute('data-rendered', 'true');
+  await expect(page.getByText(SignerTexts.acceptPrompt)).toBeVisible();
+  await page.getByRole('button', { name: SignerTexts.accept, exact: true }).click();
+  await expect(page.getByRole('dialog')).toContainText(SignerTexts.acceptConfirm);
+  await page.getByRole('button', { name: SignerTexts.yes }).click();
+  await expect(page.getByTestId('accepted')).toHaveText(SignerTexts.accepted);
+  await expect(page.getByText(SignerTexts.selectMethod)).toBeVisible();
+  const proceed = page.getByRole('button', { name: SignerTexts.proceed });
+  await expect(proceed).toBeDisabled();
+  await page.getByLabel(SignerTexts.methodESignature).check();
+  await page.getByLabel(SignerTexts.confirmDetails).check();
+  await expect(proceed).toBeEnabled();
+  await proceed.click();
+  await expect(page.getByRole('dialog')).toContainText(SignerTexts.padTitle);
+}
+
+async function expectSuccess(page: Page): Promise<void> {
+  await expect(page).toHaveURL(/\/success\/demo\/[0-9a-f-]{36}$/);
+  await expect(page.getByText(SignerTexts.successTitle)).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByText(SignerTexts.closeWindow)).toBeVisible();
+}
+
+test.describe('the recipient app', () => {
+  test.describe.configure({ timeout: 90_000 });
+
+  test.beforeAll(async ({ playwright }) => {
+    const api = await playwright.request.newContext({ baseURL: process.env.E2E_BASE_URL });
+    key = await staffKey(api);
+    await api.dispose();
+  });
+
+  test.describe('on a phone', () => {
+    test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+
+    test('a signer with OTP opens the e-mailed link, verifies, accepts, draws and completes', async ({ page }) => {
+      const refId = await sendRequest(page.request, [people[0], people[1], people[2]], { otp: true });
+      await page.goto(await inviteLink(page.request, people[0].email, refId));
+      await passOtp(page, people[0]);
+      await expect(page.getByTestId('signer-name')).toHaveText(people[0].name);
+      await expect(page.getByText('+919876543210')).toBeVisible();
+      await expect(page.getByTestId('page-of-total')).toHaveText('Page 1/19');
+      await page.getByRole('button', { name: SignerTexts.next }).click();
+      await expect(page.getByTestId('page-of-total')).toHaveText('Page 2/19');
+      await expect(page.getByRole('link', { name: SignerTexts.troubleViewing })).toHaveAttribute(
+        'href',
+        new RegExp(`/docs/files/demo/${refId}/original\\.pdf\\?exp=`),
+      );
+      await shot(page, 'signer-phone-document');
+      await acceptAndProceed(page);
+
+      // Draw on the pad (touch or mouse), then Submit.
+      const pad = page.getByRole('dialog').locator('canvas');
+      await expect(pad).toBeVisible();
+      const box = (await pad.boundingBox())!;
+      await page.mouse.move(box.x + 20, box.y + box.height / 2);
+      await page.mouse.down();
+      for (let x = 20; x < box.width - 20; x += 12)
+        await page.mouse.move(box.x + x, box.y + box.height / 2 + Math.sin(x / 15) * 20);
+      await page.mouse.up();
+      await shot(page, 'signer-phone-pad');
+      await page.getByRole('button', { name: SignerTexts.submit }).click();
+      await expectSuccess(page);
+      await shot(page, 'signer-phone-success');
+    });
+  });
+
+  test('a second signer types the name in italic; the empty pad says so first', async ({ page }) => {
+    const refId = await sendRequest(page.request, [people[1]], { otp: false });
+    await page.goto(await inviteLink(page.request, people[1].email, refId));
+    await acceptAndProceed(page);
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: SignerTexts.submit }).click();
+    await expect(dialog.getByText(Messages.emptySignaturePad)).toBeVisible();
+    await dialog.getByRole('tab', { name: SignerTexts.padType }).click();
+    await dialog.getByLabel(SignerTexts.padItalic).check();
+    await expect(dialog.getByText(people[1].name)).toHaveCSS('font-style', 'italic');
+    await dialog.getByRole('button', { name: SignerTexts.submit }).click();
+    await expectSuccess(page);
+  });
+
+  test('a signer uploads a PNG (and a wrong file first)', async ({ page }) => {
+    const refId = await sendRequest(page.request, [people[2]], { otp: false });
+    await page.goto(await inviteLink(page.request, people[2].email, refId));
+    await acceptAndProceed(page);
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('tab', { name: SignerTexts.padUpload }).click();
+    await dialog.locator('input[type="file"]').setInputFiles(fixture('pdfs', 'normal.pdf'));
+    await expect(dialog.getByText(Messages.invalidSignatureImage)).toBeVisible();
+    await dialog.locator('input[type="file"]').setInputFiles(fixture('faces', 'coffee.png'));
+    await dialog.getByRole('button', { name: SignerTexts.submit }).click();
+    await expectSuccess(page);
+  });
+
+  test('a signer rejects with a remark; the link then shows the rejected status', async ({ page }) => {
+    const refId = await sendRequest(page.request, [people[0]], { otp: false });
+    const link = await inviteLink(page.request, people[0].email, refId);
+    await page.goto(link);
+    await expect(page.getByTestId('pdf-canvas')).toHaveAttribute('data-rendered', 'true');
+    await page.getByRole('button', { name: SignerTexts.reject, exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText(SignerTexts.rejectConfirm);
+    await expect(dialog.getByText(SignerTexts.remarkNote)).toBeVisible();
+    const reject = dialog.getByRole('button', { name: SignerTexts.reject });
+    await expect(reject).toBeDisabled();
+    await dialog.getByLabel(SignerTexts.remarkLabel).fill('   ');
+    await expect(reject).toBeDisabled();
+    await dialog.getByLabel(SignerTexts.remarkLabel).fill('Clause 4 names the wrong party.');
+    await reject.click();
+    await expect(page.getByText(SignerTexts.rejectedTitle)).toBeVisible();
+    await expect(page.getByText(SignerTexts.closeWindow)).toBeVisible();
+    await shot(page, 'signer-rejected');
+    await page.goto(link);
+    await expect(page.getByText(SignerTexts.statusRejected)).toBeVisible();
+    await expect(page.getByTestId('pdf-canvas')).toHaveCount(0);
+  });
+
+  test("the failed page: 'Retry Signing' until the attempts are exhausted", async ({ page }) => {
+    const refId = await sendRequest(page.request, [people[1]], { otp: false, signatureType: 'Dual' });
+    await page.goto(await inviteLink(page.request, people[1].email, refId));
+    await expect(page.getByTestId('pdf-canvas')).toHaveAttribute('data-rendered', 'true');
+    await page.getByRole('button', { name: SignerTexts.accept, exact: true }).click();
+    await page.getByRole('button', { name: SignerTexts.yes }).click();
+    await expect(page.getByTestId('accepted')).toBeVisible();
+    // Aadhaar is not reachable yet (its gateway comes with the next step): the start fails with the catalogue's toast.
+    await page.getByLabel(SignerTexts.methodAadhaar).check();
+    await expect(page.getByTestId('aadhaar-hint')).toContainText(SignerTexts.aadhaarHint);
+    await page.getByLabel(SignerTexts.confirmDetails).check();
+    await page.getByRole('button', { name: SignerTexts.proceed }).click();
+    await expect(page.getByText(Messages.aadhaarStartFailed)).toBeVisible();
+
+    const requestId = await page.evaluate(() => location.pathname);
+    expect(requestId).toContain(`/esign/demo/${refId}/1`);
+    const reference = await page.request.get(`/v1/reference/demo/${refId}/1`, {
+      headers: { 'x-sign-token': new URL(page.url()).searchParams.get('token') as string },
+    });
+    const party = (await reference.json()).request.requestId as string;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      // A gateway sends the browser to the failed page after a failed attempt.
+      await page.goto(`/failed/demo/${party}`);
+      await expect(page.getByText(SignerTexts.redirecting)).toBeVisible();
+      await expect(page.getByText('Your attempt to Aadhaar based Esign has failed!')).toBeVisible({ timeout: 10_000 });
+      await expect(page.getByText(`Ref. ID ${refId} Request ID ${party}`)).toBeVisible();
+      await expect(page.getByText(/^Failure Reason: /)).toBeVisible();
+      if (attempt < 3) {
+        await page.getByRole('button', { name: SignerTexts.retrySigning }).click();
+        await expect(page).toHaveURL(new RegExp(`/esign/demo/${refId}/1\\?token=`));
+        await expect(page.getByTestId('accepted')).toBeVisible();
+      }
+    }
+    await expect(page.getByTestId('exhausted')).toHaveText(SignerTexts.attemptsExhausted);
+    await expect(page.getByRole('button', { name: SignerTexts.retrySigning })).toHaveCount(0);
+    await shot(page, 'signer-failed-exhausted');
+    await page.goto(`/esign/demo/${refId}/1`);
+    await expect(page.getByText(SignerTexts.statusSigning)).toBeVisible();
+  });
+
+  test('a link opened again after completion shows the completed page with the date; a tampered token shows an error', async ({
+    page,
+  }) => {
+    const refId = await sendRequest(page.request, [people[2]], { otp: false });
+    const link = await inviteLink(page.request, people[2].email, refId);
+    await page.goto(link);
+    await acceptAndProceed(page);
+    await page.getByRole('dialog').getByRole('tab', { name: SignerTexts.padType }).click();
+    await page.getByRole('button', { name: SignerTexts.submit }).click();
+    await expectSuccess(page);
+    await page.goto(link);
+    await expect(page.getByTestId('status-completed')).toContainText(
+      /This document has been already signed successfully on \d{1,2} \w{3} \d{4}/,
+    );
+    await shot(page, 'signer-completed-status');
+
+    const tampered = link.replace(/token=([A-Za-z0-9_-])/, (_m, c: string) => `token=${c === 'A' ? 'B' : 'A'}`);
+    await page.goto(tampered);
+    await expect(page.getByTestId('link-error')).toContainText(RecipientMessages.invalidLink);
+    await expect(page.getByTestId('pdf-canvas')).toHaveCount(0);
+  });
+
+  test('a cancelled request tells the signer so, with the support line', async ({ page }) => {
+    const refId = await sendRequest(page.request, [people[0]], { otp: true });
+    const link = await inviteLink(page.request, people[0].email, refId);
+    await page.request.get(`/v1/deleteRef/demo/${refId}`, { headers: { apikey: key } });
+    await page.goto(link);
+    await expect(page.getByText(SignerTexts.statusCancelled)).toBeVisible();
+    await expect(page.getByText(SignerTexts.supportLine)).toBeVisible();
+  });
+
+  test('/retry-mail-sent and an unknown page', async ({ page }) => {
+    await page.goto('/retry-mail-sent');
+    await expect(page.getByText(Messages.mailSent)).toBeVisible();
+    await page.goto('/esign');
+    await expect(page).toHaveURL(new RegExp(`${StaffRoutes.notFound}$`));
+  });
+});
