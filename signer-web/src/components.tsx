@@ -73,19 +73,24 @@ export const Dialog = ({
 }) => {
   const titleId = useId();
   const box = useRef<HTMLDivElement>(null);
+  // The latest onClose, read when Escape is pressed: a new function on every render must not re-run the effect,
+  // which would take the focus back from whatever the user is in.
+  const close = useRef(onClose);
+  close.current = onClose;
+  const closable = onClose !== undefined;
   useEffect(() => {
     if (!open) return;
     const previous = document.activeElement as HTMLElement | null;
     box.current?.focus();
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape' && onClose) onClose();
+      if (event.key === 'Escape' && close.current) close.current();
     };
-    window.addEventListener('keydown', onKey);
+    if (closable) window.addEventListener('keydown', onKey);
     return () => {
       window.removeEventListener('keydown', onKey);
       previous?.focus?.();
     };
-  }, [open, onClose]);
+  }, [open, closable]);
   if (!open) return null;
   return (
     <div className="dialog-backdrop">

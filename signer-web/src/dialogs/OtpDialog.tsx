@@ -51,7 +51,12 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose }: OtpDialogPr
   const close = useStableCallback(() => {
     if (!popup) onClose();
   });
-  const closePopup = useStableCallback(() => setPopup(null));
+  // The button that led to the popup is disabled while its call runs, so the focus is given back to it by hand.
+  const trigger = useRef<HTMLElement | null>(null);
+  const closePopup = useStableCallback(() => {
+    setPopup(null);
+    setTimeout(() => trigger.current?.focus());
+  });
   const proceed = useStableCallback(onVerified);
 
   const wait = Math.max(0, Math.ceil((resendAt - now) / 1000));
@@ -102,6 +107,7 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose }: OtpDialogPr
   const verify = async (event: FormEvent) => {
     event.preventDefault();
     if (!userId || otp.length !== Limits.otpLength || busy || done) return;
+    trigger.current = input.current;
     setBusy(true);
     setOutcome(null);
     try {
@@ -128,13 +134,26 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose }: OtpDialogPr
         <Button variant="outline" onClick={close}>
           {SignerTexts.close}
         </Button>
-        <Button onClick={() => void send(false)} disabled={busy}>
+        <Button
+          onClick={(event) => {
+            trigger.current = event.currentTarget;
+            void send(false);
+          }}
+          disabled={busy}
+        >
           {SignerTexts.getOtp}
         </Button>
       </>
     ) : (
       <>
-        <Button variant="text" onClick={() => void send(true)} disabled={busy || done || wait > 0}>
+        <Button
+          variant="text"
+          onClick={(event) => {
+            trigger.current = event.currentTarget;
+            void send(true);
+          }}
+          disabled={busy || done || wait > 0}
+        >
           {SignerTexts.resendOtp}
           {wait > 0 && <span aria-hidden="true">{` ${fill(DialogTexts.countdown, { seconds: wait })}`}</span>}
         </Button>

@@ -57,9 +57,9 @@ const PadBody = ({ name, onSubmit, onExit }: SignaturePadProps) => {
   const fit = useStableCallback(() => {
     const signature = pad.current;
     const canvas = signature?.getCanvas();
-    if (!signature || !canvas || !canvas.offsetWidth) return;
+    if (!signature || !canvas || !canvas.clientWidth) return;
     const ratio = Math.max(window.devicePixelRatio || 1, 1);
-    const [width, height] = [Math.round(canvas.offsetWidth * ratio), Math.round(canvas.offsetHeight * ratio)];
+    const [width, height] = [Math.round(canvas.clientWidth * ratio), Math.round(canvas.clientHeight * ratio)];
     if (canvas.width === width && canvas.height === height) return;
     const strokes = signature.toData();
     canvas.width = width;

@@ -67,11 +67,21 @@ const Viewer = ({ url }: { url: string }) => {
   return (
     <section className="viewer" aria-label="Document">
       <div className="viewer-bar">
-        <Button variant="outline" aria-label={SignerTexts.previous} disabled={page <= 1} onClick={() => setPage(page - 1)}>
+        <Button
+          variant="outline"
+          aria-label={SignerTexts.previous}
+          disabled={page <= 1}
+          onClick={() => setPage(page - 1)}
+        >
           ‹
         </Button>
         <span data-testid="page-of-total">{total ? fill(SignerTexts.pageOfTotal, { page, total }) : ''}</span>
-        <Button variant="outline" aria-label={SignerTexts.next} disabled={!total || page >= total} onClick={() => setPage(page + 1)}>
+        <Button
+          variant="outline"
+          aria-label={SignerTexts.next}
+          disabled={!total || page >= total}
+          onClick={() => setPage(page + 1)}
+        >
           ›
         </Button>
       </div>

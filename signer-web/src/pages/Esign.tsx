@@ -14,16 +14,15 @@ const Viewer = lazy(() => import('../esign/Viewer'));
 const SignaturePad = lazy(() => import('../dialogs/SignaturePad'));
 const Instructions = lazy(() => import('../dialogs/Instructions'));
 
-type Loaded =
-  | { kind: 'loading' }
-  | { kind: 'error'; message: string }
-  | { kind: 'ready'; request: SigningRequest };
+type Loaded = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; request: SigningRequest };
 
 /** A page the flow ends on: the hold-on page (code 400), a location remark, the rejected result. */
 type Ending = { kind: 'hold-on'; message: string } | { kind: 'remark'; message: string } | { kind: 'rejected' };
 
 const needsChecks = (r: SigningRequest): boolean =>
-  [r.location_capture, r.face_capture, r.esignature_face_capture, r.aadhaar_face_capture, r.live_video].includes('true');
+  [r.location_capture, r.face_capture, r.esignature_face_capture, r.aadhaar_face_capture, r.live_video].includes(
+    'true',
+  );
 
 /** Posts a form to the signing gateway in this window (spec section 4, step 5: the Aadhaar hidden form). */
 function postForm(url: string, fields: Record<string, string>): void {
@@ -80,7 +79,8 @@ const Esign = () => {
 
   const request = loaded.kind === 'ready' ? loaded.request : null;
   const live = request !== null && request.esignStatus === null && !request.remark && request.status !== 'failed';
-  const otpFirst = live && request.otpVerificationRequired === 'true' && ['in-progress', 'opened'].includes(request.status);
+  const otpFirst =
+    live && request.otpVerificationRequired === 'true' && ['in-progress', 'opened'].includes(request.status);
   const showChecks = live && !otpFirst && !checksDone && !request.accepted && needsChecks(request);
   const documentShown = live && !otpFirst && !showChecks && request.uploadUrl !== null;
 
@@ -109,7 +109,8 @@ const Esign = () => {
 
   /** Code 400 → the hold-on page with the server's message; 401 → a popup with it; else a toast. */
   const failed = (error: unknown, fallback: string) => {
-    if (error instanceof ApiError && error.status === 400) setEnding({ kind: 'hold-on', message: serverMessage(error, fallback) });
+    if (error instanceof ApiError && error.status === 400)
+      setEnding({ kind: 'hold-on', message: serverMessage(error, fallback) });
     else if (error instanceof ApiError && error.status === 401)
       setPopup(error.body?.status?.statusMessage ?? serverMessage(error, fallback));
     else toast(serverMessage(error, fallback), 'error');
@@ -142,7 +143,9 @@ const Esign = () => {
   /** DSC: the password goes to the desktop signer through the server; poll every second until completed. */
   const pollUntilSigned = async (r: SigningRequest) => {
     for (;;) {
-      const status = await signerFetch<SigningStatusResponse>(`/v1/request/${encodeURIComponent(orgId)}/${r.requestId}`);
+      const status = await signerFetch<SigningStatusResponse>(
+        `/v1/request/${encodeURIComponent(orgId)}/${r.requestId}`,
+      );
       if (status.status === 'completed') return goToSuccess(r);
       if (status.status === 'failed') return navigate(`/failed/${encodeURIComponent(orgId)}/${r.requestId}`);
       await new Promise((resolve) => setTimeout(resolve, Limits.dscPollMs));
@@ -205,7 +208,8 @@ const Esign = () => {
   else if (ending?.kind === 'rejected') content = <RejectedPage returnUrl={loaded.request.return_url} />;
   else if (ending) content = <MessagePage message={ending.message} testId={ending.kind} />;
   else if (loaded.request.remark) content = <MessagePage message={loaded.request.remark} testId="remark" />;
-  else if (loaded.request.esignStatus) content = <StatusPage request={loaded.request} status={loaded.request.esignStatus} />;
+  else if (loaded.request.esignStatus)
+    content = <StatusPage request={loaded.request} status={loaded.request.esignStatus} />;
   else {
     const r = loaded.request;
     content = (
@@ -235,7 +239,9 @@ const Esign = () => {
               </div>
             </div>
           )}
-          {documentShown && r.accepted && <MethodChoice request={r} busy={busy} onProceed={(c) => void proceed(r, c)} />}
+          {documentShown && r.accepted && (
+            <MethodChoice request={r} busy={busy} onProceed={(c) => void proceed(r, c)} />
+          )}
         </aside>
 
         {otpFirst && (

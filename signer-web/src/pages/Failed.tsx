@@ -66,7 +66,9 @@ const Failed = () => {
         return;
       }
       const token = signToken();
-      navigate(`/esign/${encodeURIComponent(orgId)}/${failure?.refId}/${answer.order}?token=${encodeURIComponent(token ?? '')}`);
+      navigate(
+        `/esign/${encodeURIComponent(orgId)}/${failure?.refId}/${answer.order}?token=${encodeURIComponent(token ?? '')}`,
+      );
     } catch (e) {
       setError(serverMessage(e, Messages.internalError));
       setRetrying(false);
@@ -82,13 +84,16 @@ const Failed = () => {
         <div className="status-page" data-testid="failed">
           <h1 className="message">
             {fill(SignerTexts.failedTitle, {
-              signType: failure.signatureType === null ? SignerTexts.methodESignature : METHOD_NAMES[failure.signatureType],
+              signType:
+                failure.signatureType === null ? SignerTexts.methodESignature : METHOD_NAMES[failure.signatureType],
             })}
           </h1>
           <p className="center">
             {fill(SignerTexts.failureReason, { errorCode: failure.errorCode, errorMessage: failure.errorMessage })}
           </p>
-          <p className="center note">{fill(SignerTexts.refAndRequest, { refId: failure.refId, requestId: failure.requestId })}</p>
+          <p className="center note">
+            {fill(SignerTexts.refAndRequest, { refId: failure.refId, requestId: failure.requestId })}
+          </p>
           {exhausted ? (
             <p className="center" data-testid="exhausted">
               {SignerTexts.attemptsExhausted}

@@ -47,7 +47,9 @@ export const StatusPage = ({ request, status }: { request: SigningRequest; statu
       {status === 'cancelled' && (
         <>
           <p className="center">{SignerTexts.supportLine}</p>
-          <p className="center note">{fill(SignerTexts.refAndRequest, { refId: request.refId, requestId: request.requestId })}</p>
+          <p className="center note">
+            {fill(SignerTexts.refAndRequest, { refId: request.refId, requestId: request.requestId })}
+          </p>
         </>
       )}
     </div>
