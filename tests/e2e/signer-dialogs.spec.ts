@@ -362,7 +362,7 @@ test.describe('signer dialogs', () => {
       await expect
         .poll(() =>
           page.evaluate(() =>
-            [...document.querySelectorAll('video')].some((v) =>
+            Array.from(document.querySelectorAll('video')).some((v) =>
               ((v.srcObject as MediaStream | null)?.getTracks() ?? []).some((t) => t.readyState === 'live'),
             ),
           ),

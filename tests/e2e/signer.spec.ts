@@ -117,6 +117,28 @@ async function acceptAndProceed(page: Page): Promise<void> {
   await expect(page.getByRole('dialog')).toContainText(SignerTexts.padTitle);
 }
 
+/** Runs `body` with these organisation settings, putting the previous values back afterwards. */
+async function withOrgSettings(
+  page: Page,
+  changes: Record<string, string | null>,
+  body: () => Promise<void>,
+): Promise<void> {
+  const org = (await (
+    await page.request.get(`/api/organisations/${DEMO.orgId}`, { headers: { apikey: key } })
+  ).json()) as { settings: Record<string, string | null> };
+  const before = Object.fromEntries(Object.keys(changes).map((name) => [name, org.settings[name] ?? null]));
+  const put = async (data: Record<string, string | null>) =>
+    expect(
+      (await page.request.put(`/api/organisations/${DEMO.orgId}`, { headers: { apikey: key }, data })).status(),
+    ).toBe(200);
+  await put(changes);
+  try {
+    await body();
+  } finally {
+    await put(before);
+  }
+}
+
 async function expectSuccess(page: Page): Promise<void> {
   await expect(page).toHaveURL(/\/success\/demo\/[0-9a-f-]{36}$/);
   await expect(page.getByText(SignerTexts.successTitle)).toBeVisible({ timeout: 20_000 });
@@ -281,6 +303,97 @@ test.describe('the recipient app', () => {
     await page.goto(tampered);
     await expect(page.getByTestId('link-error')).toContainText(RecipientMessages.invalidLink);
     await expect(page.getByTestId('pdf-canvas')).toHaveCount(0);
+  });
+
+  test('the DSC panel: its four steps, the token password with show/hide, and Proceed only with the password', async ({
+    page,
+  }) => {
+    // DSC is offered only when the organisation has a signer-app download link.
+    await withOrgSettings(page, { dsc_download_url: 'https://downloads.example.org/esign-signer' }, async () => {
+      const refId = await sendRequest(page.request, [people[0]], { otp: false, signatureType: 'All' });
+      await page.goto(await inviteLink(page.request, people[0].email, refId));
+      await page.getByRole('button', { name: SignerTexts.accept, exact: true }).click();
+      await page.getByRole('button', { name: SignerTexts.yes }).click();
+      // 'All' offers the three methods; the first DSC step links the signer app.
+      for (const label of [SignerTexts.methodAadhaar, SignerTexts.methodDsc, SignerTexts.methodESignature])
+        await expect(page.getByLabel(label)).toBeVisible();
+      await page.getByLabel(SignerTexts.methodDsc).check();
+      const panel = page.getByTestId('dsc-panel');
+      await expect(panel.getByRole('listitem')).toHaveCount(4);
+      for (const step of SignerTexts.dscSteps) await expect(panel).toContainText(step);
+      const password = panel.getByPlaceholder(SignerTexts.dscPasswordPlaceholder);
+      await expect(password).toHaveAttribute('type', 'password');
+      await password.fill('token-pin-1234');
+      await panel.getByRole('button', { name: SignerTexts.showPassword }).click();
+      await expect(password).toHaveAttribute('type', 'text');
+      await panel.getByRole('button', { name: SignerTexts.hidePassword }).click();
+      await expect(password).toHaveAttribute('type', 'password');
+      const proceed = page.getByRole('button', { name: SignerTexts.proceed });
+      await page.getByLabel(SignerTexts.confirmDetails).check();
+      await expect(proceed).toBeEnabled();
+      await password.fill('');
+      await expect(proceed).toBeDisabled();
+      await password.fill('token-pin-1234');
+      await expect(proceed).toBeEnabled();
+      await expect(page.getByTestId('dsc-panel').getByRole('link', { name: SignerTexts.dscDownload })).toHaveAttribute(
+        'href',
+        'https://downloads.example.org/esign-signer',
+      );
+      await shot(page, 'signer-dsc-panel');
+      // Another method clears the confirmation.
+      await page.getByLabel(SignerTexts.methodESignature).check();
+      await expect(page.getByLabel(SignerTexts.confirmDetails)).not.toBeChecked();
+      await expect(proceed).toBeDisabled();
+    });
+  });
+
+  test('a second tab submitting after the first has signed gets the hold-on page with the server message', async ({
+    page,
+    context,
+  }) => {
+    // Two signers, so the request is still open once the first has signed.
+    const refId = await sendRequest(page.request, [people[1], people[2]], { otp: false });
+    const link = await inviteLink(page.request, people[1].email, refId);
+    await page.goto(link);
+    await acceptAndProceed(page);
+    const other = await context.newPage();
+    await other.goto(link);
+    await expect(other.getByTestId('accepted')).toBeVisible();
+    await other.getByLabel(SignerTexts.methodESignature).check();
+    await other.getByLabel(SignerTexts.confirmDetails).check();
+    await other.getByRole('button', { name: SignerTexts.proceed }).click();
+    await other.getByRole('dialog').getByRole('tab', { name: SignerTexts.padType }).click();
+
+    await page.getByRole('dialog').getByRole('tab', { name: SignerTexts.padType }).click();
+    await page.getByRole('button', { name: SignerTexts.submit }).click();
+    await expectSuccess(page);
+
+    await other.getByRole('button', { name: SignerTexts.submit }).click();
+    const holdOn = other.getByTestId('hold-on');
+    await expect(holdOn).toContainText(RecipientMessages.alreadySigned);
+    await expect(holdOn.getByRole('img')).toBeVisible();
+    await expect(other.getByRole('dialog')).toHaveCount(0);
+    await shot(other, 'signer-hold-on');
+  });
+
+  test("after a reject the browser goes to the organisation's return_url 2 s later, with https:// added", async ({
+    page,
+  }) => {
+    await withOrgSettings(page, { return_url: 'crm.example.org/after-signing' }, async () => {
+      await page.route('https://crm.example.org/**', (route) =>
+        route.fulfill({ contentType: 'text/html', body: '<h1>Back in the CRM</h1>' }),
+      );
+      const refId = await sendRequest(page.request, [people[2]], { otp: false });
+      await page.goto(await inviteLink(page.request, people[2].email, refId));
+      await page.getByRole('button', { name: SignerTexts.reject, exact: true }).click();
+      await page.getByRole('dialog').getByLabel(SignerTexts.remarkLabel).fill('Not my document.');
+      await page.getByRole('dialog').getByRole('button', { name: SignerTexts.reject }).click();
+      await expect(page.getByText(SignerTexts.rejectedTitle)).toBeVisible();
+      const shownAt = Date.now();
+      await page.waitForURL('https://crm.example.org/after-signing', { timeout: 10_000 });
+      expect(Date.now() - shownAt).toBeGreaterThanOrEqual(1_500);
+      await expect(page.getByText('Back in the CRM')).toBeVisible();
+    });
   });
 
   test('a cancelled request tells the signer so, with the support line', async ({ page }) => {
