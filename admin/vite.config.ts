@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 import { pdfjsAssets } from './pdfjs-assets';
+import { precompress } from './precompress';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const api = 'http://127.0.0.1:3000';
@@ -10,7 +11,7 @@ const api = 'http://127.0.0.1:3000';
 // The API serves admin/dist and signer-web/dist from one origin: each app keeps its own assets folder.
 export default defineConfig({
   base: '/',
-  plugins: [react(), pdfjsAssets('/admin-assets/pdfjs/')],
+  plugins: [react(), pdfjsAssets('/admin-assets/pdfjs/'), precompress()],
   resolve: {
     alias: { '@esign/contract': path.resolve(here, '../api/contract/src/index.ts') },
   },

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 import { pdfjsAssets } from '../admin/pdfjs-assets';
+import { precompress } from '../admin/precompress';
 import { sizeBudget } from './size-budget';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -15,7 +16,12 @@ const FIRST_PAGE_BUDGET_KB = 150;
 // In development /not-found is the console's page, so it goes to the API (which serves admin/dist) too.
 export default defineConfig({
   base: '/',
-  plugins: [react(), pdfjsAssets('/signer-assets/pdfjs/'), sizeBudget(FIRST_PAGE_BUDGET_KB, /src\/pages\/Esign\.tsx$/)],
+  plugins: [
+    react(),
+    pdfjsAssets('/signer-assets/pdfjs/'),
+    sizeBudget(FIRST_PAGE_BUDGET_KB, /src\/pages\/Esign\.tsx$/),
+    precompress(),
+  ],
   resolve: {
     alias: { '@esign/contract': path.resolve(here, '../api/contract/src/index.ts') },
   },

@@ -12,6 +12,7 @@ import { AppError } from './common/app-error';
 import { AppErrorFilter } from './common/error.filter';
 import { createHttpLogger, createLogger, PinoNestLogger } from './common/logging/logger';
 import { multipartMiddleware } from './common/multipart.middleware';
+import { precompressed } from './common/precompressed';
 import type { AppConfig } from './config/app-config';
 
 export interface CreatedApp {
@@ -72,7 +73,8 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
     }),
   );
 
-  // The built web apps' assets; their pages are answered by WebController.
+  // The built web apps' assets (their gzip copies first); their pages are answered by WebController.
+  app.use(precompressed([config.webRoots.admin, config.webRoots.signer], 3600));
   for (const root of [config.webRoots.admin, config.webRoots.signer]) {
     if (existsSync(root)) app.useStaticAssets(root, { index: false, fallthrough: true, maxAge: '1h' });
   }

@@ -264,6 +264,9 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
       expect(Buffer.compare(file.body as Buffer, readFixture('pdfs', 'normal.pdf'))).toBe(0);
       // PDFs are compressed already: sent as they are.
       expect(file.headers['content-encoding']).toBeUndefined();
+      // Readable by the viewer from another origin (the link is the permission; no credentials are involved).
+      expect(file.headers['access-control-allow-origin']).toBe('*');
+      expect(file.headers['access-control-allow-credentials']).toBeUndefined();
       await t.http.get(url.pathname + url.search.replace(/sig=[^&]+/, 'sig=forged')).expect(403);
     });
 

@@ -1,6 +1,7 @@
 import { Messages } from '@esign/contract';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { DEMO, seedDemo } from '../src/seed';
 import { readFixture } from './support/fixtures';
 import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
@@ -26,6 +27,37 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     for (const path of ['/admin-assets/missing.js', '/signer-assets/missing.css', '/favicon-missing.ico']) {
       await t.http.get(path).expect(404);
     }
+  });
+
+  it("sends the build's gzip copy of an asset to a browser that accepts gzip, the file itself otherwise", async () => {
+    const script = `console.log(${JSON.stringify('x'.repeat(4000))});`;
+    const dir = join(t.config.webRoots.signer, 'signer-assets');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'app-abc123.js'), script);
+    writeFileSync(join(dir, 'app-abc123.js.gz'), gzipSync(script, { level: 9 }));
+    writeFileSync(join(dir, 'plain-abc123.js'), script);
+
+    const zipped = await t.http.get('/signer-assets/app-abc123.js').set('Accept-Encoding', 'gzip').expect(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers['content-type']).toMatch(/javascript/);
+    expect(zipped.headers.vary).toMatch(/Accept-Encoding/);
+    // The copy as written (its length), not compressed again; it decodes to the script.
+    expect(Number(zipped.headers['content-length'])).toBe(statSync(join(dir, 'app-abc123.js.gz')).size);
+    expect(zipped.text).toBe(script);
+
+    const plain = await t.http.get('/signer-assets/app-abc123.js').set('Accept-Encoding', 'identity').expect(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.text).toBe(script);
+
+    // No copy: compressed on the way, as before.
+    const live = await t.http.get('/signer-assets/plain-abc123.js').set('Accept-Encoding', 'gzip').expect(200);
+    expect(live.headers['content-encoding']).toBe('gzip');
+    expect(live.text).toBe(script);
+
+    // A copy without its file, or a path out of the web root, is not served.
+    writeFileSync(join(dir, 'orphan.js.gz'), gzipSync(script));
+    await t.http.get('/signer-assets/orphan.js').set('Accept-Encoding', 'gzip').expect(404);
+    await t.http.get('/signer-assets/..%2F..%2Fadmin%2Findex.html').set('Accept-Encoding', 'gzip').expect(404);
   });
 
   it('serves the console at the staff routes and the signer app at the recipient routes', async () => {

@@ -5,8 +5,9 @@ import { PleaseWait } from './components';
 import NotFound from './pages/NotFound';
 import RetryMailSent from './pages/RetryMailSent';
 
-// The signing page is what a recipient opens first; the result pages load when they are reached.
-const Esign = lazy(() => import('./pages/Esign'));
+// The signing page is what a recipient opens first (in the entry chunk: a lazy page would cost a round trip and
+// React's reveal throttle); the result pages load when they are reached.
+import Esign from './pages/Esign';
 const Success = lazy(() => import('./pages/Success'));
 const Failed = lazy(() => import('./pages/Failed'));
 

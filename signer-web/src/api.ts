@@ -46,6 +46,36 @@ export const signerFetch = async <T>(
   path: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<T> => {
+  const started = init.method === undefined && init.body === undefined && init.headers === undefined && early.get(path);
+  if (started) {
+    early.delete(path);
+    return started as Promise<T>;
+  }
+  return call<T>(path, init);
+};
+
+/** GETs started before the page that needs them has rendered (prefetch), each taken once by signerFetch. */
+const early = new Map<string, Promise<unknown>>();
+
+/**
+ * Starts a GET at once, while the app is still rendering; the page's signerFetch of the same path takes its answer
+ * (or its error) instead of asking again.
+ */
+export const prefetch = (path: string): void => {
+  if (early.has(path) || !signToken()) return;
+  const pending = call(path, {});
+  pending.catch(() => undefined); // handled by whoever takes it
+  early.set(path, pending);
+};
+
+/** The signing page's first call: the party's request (GET /v1/reference/{orgId}/{refId}/{order}). */
+export const referencePath = (orgId: string, refId: string, order: string): string =>
+  `/v1/reference/${[orgId, refId, order].map(encodeURIComponent).join('/')}`;
+
+const call = async <T>(
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> },
+): Promise<T> => {
   const headers = new Headers(init.headers);
   headers.set('Accept', 'application/json');
   const token = signToken();

@@ -27,7 +27,10 @@ const Viewer = ({ url }: { url: string }) => {
         if (live) setDoc(d);
         else void d.destroy();
       },
-      () => live && setFailed(true),
+      (error: unknown) => {
+        console.error('The document could not be shown:', error);
+        if (live) setFailed(true);
+      },
     );
     return () => {
       live = false;
@@ -41,6 +44,7 @@ const Viewer = ({ url }: { url: string }) => {
     let cancelled = false;
     setRendered(null);
     void doc.getPage(page).then((p) => {
+      performance.mark('esign:page');
       const element = canvas.current;
       const width = frame.current?.clientWidth ?? 600;
       if (cancelled || !element) return;
@@ -53,7 +57,11 @@ const Viewer = ({ url }: { url: string }) => {
       element.style.height = `${Math.floor(viewport.height)}px`;
       task = p.render({ canvas: element, viewport, transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0] });
       task.promise.then(
-        () => !cancelled && setRendered(performance.now()),
+        () => {
+          if (cancelled) return;
+          performance.mark('esign:drawn');
+          setRendered(performance.now());
+        },
         () => undefined,
       );
     });

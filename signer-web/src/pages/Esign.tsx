@@ -2,15 +2,16 @@ import { Limits, Messages, RecipientMessages, SignerTexts, SigningMethod } from 
 import type { ReferenceResponse, SigningRequest, SigningStatusResponse } from '@esign/contract';
 import { Suspense, lazy, useCallback, useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
-import { ApiError, serverMessage, signToken, signerFetch } from '../api';
+import { ApiError, referencePath, serverMessage, signToken, signerFetch } from '../api';
 import { Backdrop, Button, Dialog, PleaseWait, Shell, useToast } from '../components';
 import OtpDialog from '../dialogs/OtpDialog';
 import type { PadSignature } from '../dialogs/SignaturePad';
 import MethodChoice from '../esign/MethodChoice';
 import type { MethodChoiceResult } from '../esign/MethodChoice';
 import { MessagePage, RejectedPage, StatusPage } from './StatusPages';
+// Small: pdf.js itself loads (its own chunks) when the viewer is shown. Not lazy, so React does not hold the reveal.
+import Viewer from '../esign/Viewer';
 
-const Viewer = lazy(() => import('../esign/Viewer'));
 const SignaturePad = lazy(() => import('../dialogs/SignaturePad'));
 const Instructions = lazy(() => import('../dialogs/Instructions'));
 
@@ -66,12 +67,13 @@ const Esign = () => {
       return;
     }
     try {
-      const answer = await signerFetch<ReferenceResponse>(`/v1/reference/${base}`);
+      const answer = await signerFetch<ReferenceResponse>(referencePath(orgId, refId, order));
+      performance.mark('esign:reference');
       setLoaded({ kind: 'ready', request: answer.request });
     } catch (error) {
       setLoaded({ kind: 'error', message: serverMessage(error, Messages.internalError) });
     }
-  }, [base]);
+  }, [orgId, refId, order]);
 
   useEffect(() => {
     void load();
@@ -214,11 +216,7 @@ const Esign = () => {
     const r = loaded.request;
     content = (
       <div className="signing">
-        {documentShown && r.uploadUrl && (
-          <Suspense fallback={<PleaseWait />}>
-            <Viewer url={r.uploadUrl} />
-          </Suspense>
-        )}
+        {documentShown && r.uploadUrl && <Viewer url={r.uploadUrl} />}
         <aside className="signing-side">
           <dl className="details">
             <dt>{SignerTexts.nameLabel}</dt>

@@ -11,7 +11,7 @@ const KINDS = new Set<DocumentKind>(['original', 'signed', 'template']);
 
 /**
  * Document links for the console's Original and Signed document columns, opened in a new tab (no apikey header):
- * each link carries an expiry and an HMAC, checked here.
+ * each link carries an expiry and an HMAC, checked here. The signer app's pdf.js viewer reads the same links.
  */
 @ApiTags('documents')
 @Controller('docs/files')
@@ -49,6 +49,10 @@ export class DocumentsController {
     res.setHeader('Content-Disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`);
     res.setHeader('Cache-Control', 'private, no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    // The link itself is the permission (expiry and HMAC, no cookie or header), so any page may read it: the signer
+    // app's viewer fetches it even when the app was opened on another host name than PUBLIC_URL's (127.0.0.1 and
+    // localhost), as it will from object storage in scale-out.
+    res.setHeader('Access-Control-Allow-Origin', '*');
     return new StreamableFile(doc.bytes);
   }
 }
