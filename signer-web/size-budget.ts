@@ -19,11 +19,16 @@ export function sizeBudget(maxKb: number, firstPageChunks: RegExp): Plugin {
         wanted.add(fileName);
         chunk.imports.forEach(add);
       };
-      chunks.filter((c) => c.isEntry || (c.facadeModuleId && firstPageChunks.test(c.facadeModuleId))).forEach((c) => add(c.fileName));
+      chunks
+        .filter((c) => c.isEntry || (c.facadeModuleId && firstPageChunks.test(c.facadeModuleId)))
+        .forEach((c) => add(c.fileName));
       const bytes = [...wanted].reduce((sum, name) => sum + gzipSync(byName.get(name)!.code).length, 0);
       const kb = bytes / 1024;
       this.info(`first page JavaScript: ${kb.toFixed(1)} KB gzipped (budget ${maxKb} KB) in ${wanted.size} chunk(s)`);
-      if (kb > maxKb) this.error(`The signing page's first JavaScript is ${kb.toFixed(1)} KB gzipped, over its budget of ${maxKb} KB.`);
+      if (kb > maxKb)
+        this.error(
+          `The signing page's first JavaScript is ${kb.toFixed(1)} KB gzipped, over its budget of ${maxKb} KB.`,
+        );
     },
   };
 }

@@ -33,7 +33,13 @@ async function signLink(base, key) {
   form.set(
     'data',
     JSON.stringify([
-      { name: 'Asha Rao', email: 'asha@example.in', phoneNumber: '9876543210', observer: false, signature_type: 'e-Signature' },
+      {
+        name: 'Asha Rao',
+        email: 'asha@example.in',
+        phoneNumber: '9876543210',
+        observer: false,
+        signature_type: 'e-Signature',
+      },
     ]),
   );
   form.set('checkOrder', 'false');
@@ -62,7 +68,8 @@ async function measure(browser, url) {
   let pdfjsAt = null;
   page.on('request', (request) => {
     const u = request.url();
-    if (pdfjsAt === null && request.resourceType() === 'script' && /\/(pdf|Viewer)[^/]*\.(m?js)/.test(u)) pdfjsAt = Date.now();
+    if (pdfjsAt === null && request.resourceType() === 'script' && /\/(pdf|Viewer)[^/]*\.(m?js)/.test(u))
+      pdfjsAt = Date.now();
   });
   page.on('response', async (response) => {
     const request = response.request();
@@ -80,17 +87,30 @@ async function measure(browser, url) {
   try {
     await canvas.waitFor({ timeout: 30_000 });
   } catch (error) {
-    const text = (await page.locator('body').innerText().catch(() => '')).slice(0, 500);
-    throw new Error(`The first page was not drawn at ${url}; the page says: ${text}; the browser: ${problems.join(' | ')}`, { cause: error });
+    const text = (
+      await page
+        .locator('body')
+        .innerText()
+        .catch(() => '')
+    ).slice(0, 500);
+    throw new Error(
+      `The first page was not drawn at ${url}; the page says: ${text}; the browser: ${problems.join(' | ')}`,
+      { cause: error },
+    );
   }
   const firstPageMs = Number(await canvas.getAttribute('data-rendered-at'));
   // The app's own marks on the way (signer-web/src/esign): reference answered, pdf.js loaded, bytes in, parsed, drawn.
   const marks = Object.fromEntries(
     await page.evaluate(() =>
-      performance.getEntriesByType('mark').filter((m) => m.name.startsWith('esign:')).map((m) => [m.name.slice(6), Math.round(m.startTime)]),
+      performance
+        .getEntriesByType('mark')
+        .filter((m) => m.name.startsWith('esign:'))
+        .map((m) => [m.name.slice(6), Math.round(m.startTime)]),
     ),
   );
-  const before = scripts.filter((s) => !/\/(pdf|Viewer)[^/]*\.(m?js)/.test(s.url) && (pdfjsAt === null || s.at <= pdfjsAt + 50));
+  const before = scripts.filter(
+    (s) => !/\/(pdf|Viewer)[^/]*\.(m?js)/.test(s.url) && (pdfjsAt === null || s.at <= pdfjsAt + 50),
+  );
   const jsKb = before.reduce((sum, s) => sum + s.gzip, 0) / 1024;
   await context.close();
   return { firstPageMs, jsKb, files: before.length, marks };
@@ -101,7 +121,10 @@ async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-signer-'));
   const port = await freePort();
   const { child, base } = await startServer(dataDir, port);
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ARGS,
+  });
   try {
     const url = (await signLink(base, await demoKey(base))).replace(/^https?:\/\/[^/]+/, base);
     await measure(browser, url); // warm the server (first PDF read, templates of the app)
@@ -113,16 +136,23 @@ async function main() {
     const okJs = jsKb < TARGETS.jsKb;
     const okTime = median < TARGETS.firstPageMs;
     console.log(`\nSigning page on freeculture.pdf (352 pages), headless Chromium, loopback, ${RUNS} cold runs`);
-    console.log(`JavaScript before the document is shown: ${jsKb.toFixed(1)} KB gzipped in ${runs[0].files} file(s) (< ${TARGETS.jsKb} KB ${okJs ? 'ok' : 'MISS'})`);
+    console.log(
+      `JavaScript before the document is shown: ${jsKb.toFixed(1)} KB gzipped in ${runs[0].files} file(s) (< ${TARGETS.jsKb} KB ${okJs ? 'ok' : 'MISS'})`,
+    );
     console.log(
       `First page drawn: median ${median.toFixed(0)} ms (runs ${times.map((t) => t.toFixed(0)).join(', ')} ms) (< ${TARGETS.firstPageMs} ms ${okTime ? 'ok' : 'MISS'})`,
     );
     const steps = Object.keys(runs[0].marks);
     const medianOf = (name) => {
-      const values = runs.map((r) => r.marks[name]).filter((v) => v !== undefined).sort((a, b) => a - b);
+      const values = runs
+        .map((r) => r.marks[name])
+        .filter((v) => v !== undefined)
+        .sort((a, b) => a - b);
       return values[Math.floor(values.length / 2)];
     };
-    console.log(`  on the way (median ms after navigation): ${steps.map((name) => `${name} ${medianOf(name)}`).join(', ')}`);
+    console.log(
+      `  on the way (median ms after navigation): ${steps.map((name) => `${name} ${medianOf(name)}`).join(', ')}`,
+    );
     process.exitCode = okJs && okTime ? 0 : 1;
   } finally {
     await browser.close();
