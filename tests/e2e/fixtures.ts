@@ -28,8 +28,8 @@ export const shot = async (page: Page, name: string): Promise<void> => {
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 };
 
-/** The shared fixtures beside the checkout (or SHARED_DIR), as the API tests find them. */
-export const fixture = (...parts: string[]): string => {
-  const shared = process.env.SHARED_DIR ?? path.resolve(__dirname, '..', '..', '..', 'shared');
-  return path.join(shared, 'fixtures', ...parts);
-};
+/** The shared folder beside the checkout (or SHARED_DIR), as the API tests find it: fixtures and tools. */
+export const sharedDir = (): string => process.env.SHARED_DIR ?? path.resolve(__dirname, '..', '..', '..', 'shared');
+
+/** A shared fixture file. */
+export const fixture = (...parts: string[]): string => path.join(sharedDir(), 'fixtures', ...parts);

@@ -99,8 +99,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   }
 
   process.env.E2E_BASE_URL = baseUrl;
+  // Where the server keeps its files: the journeys read its development root CA (pki/dev-root-ca.pem) from there.
+  process.env.E2E_DATA_DIR = dataDir;
   return async () => {
     await stop();
     delete process.env.E2E_BASE_URL;
+    delete process.env.E2E_DATA_DIR;
   };
 }

@@ -1,70 +1,76 @@
-import { Limits, Messages, StaffRoutes } from '@esign/contract';
+import { Limits, Messages, SignerTexts, StaffRoutes } from '@esign/contract';
 import type { RequestListItem } from '@esign/contract';
-import type { APIRequestContext, Locator, Page } from '@playwright/test';
+import type { Browser, Locator, Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { RECIPIENTS, apiKey, chooseFile, fillRecipient, signInAsDemo } from './console';
-import { DEMO, expect, fixture, shot, test } from './fixtures';
+import { DEMO, expect, fixture, sharedDir, shot, test } from './fixtures';
 
-/** A drawn signature as the signature pad would send it: a dark wave on a transparent background. */
-function signaturePng(): Buffer {
-  const [w, h] = [300, 100];
-  const raw = Buffer.alloc((w * 4 + 1) * h);
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++)
-      raw.set(
-        Math.abs(y - 50 - 30 * Math.sin(x / 20)) < 8 ? [10, 10, 90, 255] : [255, 255, 255, 0],
-        y * (w * 4 + 1) + 1 + x * 4,
-      );
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(w, 0);
-  header.writeUInt32BE(h, 4);
-  header.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+/**
+ * A signer in their own browser (a phone for the second): the sign link, the OTP from the dev outbox in the dialog,
+ * the document, Accept, e-Signature, a drawing on the pad, Submit, then 'eSign successfully completed'.
+ */
+async function signInBrowser(browser: Browser, signUrl: string, email: string, phone: boolean): Promise<void> {
+  const context = await browser.newContext({
+    baseURL: process.env.E2E_BASE_URL,
+    ...(phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : {}),
+  });
+  try {
+    const page = await context.newPage();
+    const url = new URL(signUrl);
+    await page.goto(url.pathname + url.search);
+    const otp = page.getByRole('dialog');
+    await otp.getByRole('button', { name: SignerTexts.getOtp }).click();
+    await expect(otp.getByPlaceholder(SignerTexts.otpPlaceholder)).toBeVisible();
+    const outbox = (await (await page.request.get(`/dev/outbox?to=${encodeURIComponent(email)}`)).json()) as {
+      kind: string;
+      channel: string;
+      text: string;
+    }[];
+    const code = /\b(\d{6})\b/.exec(outbox.find((m) => m.kind === 'otp' && m.channel === 'email')?.text ?? '')?.[1];
+    await otp.getByPlaceholder(SignerTexts.otpPlaceholder).fill(code ?? '');
+    await otp.getByRole('button', { name: SignerTexts.verify }).click();
+    await expect(page.getByTestId('pdf-canvas')).toHaveAttribute('data-rendered', 'true');
+    await page.getByRole('button', { name: SignerTexts.accept, exact: true }).click();
+    await page.getByRole('button', { name: SignerTexts.yes }).click();
+    await page.getByLabel(SignerTexts.methodESignature).check();
+    await page.getByLabel(SignerTexts.confirmDetails).check();
+    await page.getByRole('button', { name: SignerTexts.proceed }).click();
+    const pad = page.getByRole('dialog', { name: SignerTexts.padTitle }).locator('canvas');
+    await expect(pad).toBeVisible();
+    const box = (await pad.boundingBox())!;
+    await page.mouse.move(box.x + 20, box.y + box.height / 2);
+    await page.mouse.down();
+    for (let x = 20; x < box.width - 20; x += 10)
+      await page.mouse.move(box.x + x, box.y + box.height / 2 + Math.sin(x / 18) * (box.height / 4));
+    await page.mouse.up();
+    await page.getByRole('button', { name: SignerTexts.submit }).click();
+    await expect(page.getByText(SignerTexts.successTitle)).toBeVisible({ timeout: 30_000 });
+    await shot(page, `journey-signed-${phone ? 'phone' : 'desktop'}`);
+  } finally {
+    await context.close();
+  }
 }
 
-/** The recipient's calls of a whole e-Signature, as the signer app makes them (OTP from the dev outbox). */
-async function signAsRecipient(api: APIRequestContext, signUrl: string, email: string): Promise<void> {
-  const url = new URL(signUrl);
-  const headers = { 'x-sign-token': url.searchParams.get('token') as string };
-  const [, , org, refId, order] = url.pathname.split('/');
-  const base = `${org}/${refId}/${order}`;
-  const ref = await (await api.get(`/v1/reference/${base}`, { headers })).json();
-  const sent = await (await api.get(`/v1/sendotp/${base}`, { headers })).json();
-  const outbox = (await (await api.get(`/dev/outbox?to=${encodeURIComponent(email)}`)).json()) as {
-    kind: string;
-    channel: string;
-    text: string;
-  }[];
-  const code = /\b(\d{6})\b/.exec(outbox.find((m) => m.kind === 'otp' && m.channel === 'email')?.text ?? '')?.[1];
-  expect((await (await api.post(`/v1/verifyotp/${sent.userId}`, { headers, data: { otp: code } })).json()).verify).toBe(
-    true,
-  );
-  for (const status of ['opened', 'signing'])
-    expect((await api.post(`/v1/signer_details/${base}`, { headers, data: { status } })).status()).toBe(200);
-  const requestId = ref.request.requestId as string;
-  expect((await api.get(`/v1/init/${org}/${requestId}?method=2`, { headers })).status()).toBe(200);
-  const signed = await api.post(`/v1/esignature/${org}/${requestId}`, {
-    headers,
-    data: { file: `data:image/png;base64,${signaturePng().toString('base64')}` },
-  });
-  expect(signed.status()).toBe(200);
+/** pdf-verify (../shared/tools) on the signed PDF, trusting the server's development root CA. */
+function verifySigned(pdf: Buffer): { ok: boolean; signatures: { valid: boolean; trusted: boolean }[] } {
+  const dataDir = process.env.E2E_DATA_DIR;
+  if (!dataDir)
+    throw new Error("E2E_DATA_DIR (the server's DATA_DIR, set by the global setup) is needed to trust its CA.");
+  const dir = mkdtempSync(path.join(tmpdir(), 'journey-verify-'));
+  try {
+    writeFileSync(path.join(dir, 'signed.pdf'), pdf);
+    const out = execFileSync(
+      path.join(sharedDir(), 'tools', 'pdf-verify'),
+      [path.join(dir, 'signed.pdf'), '--ca', path.join(dataDir, 'pki', 'dev-root-ca.pem')],
+      { encoding: 'utf8' },
+    );
+    return JSON.parse(out) as { ok: boolean; signatures: { valid: boolean; trusted: boolean }[] };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Mean grey-level change between two renderings of a page inside a box of the 840-unit console convention. */
@@ -119,8 +125,9 @@ test.describe('a request from start to signed document', () => {
   test.use({ viewport: { width: 1600, height: 1500 } });
   test.describe.configure({ timeout: 120_000 });
 
-  test('initiate (3 recipients, tracemonkey.pdf), place, save, submit, sign; the stamp lands where it was dropped', async ({
+  test('initiate (3 recipients, tracemonkey.pdf), place, save, submit, sign in the signer app; the stamp lands where it was dropped and pdfsig trusts every signature', async ({
     page,
+    browser,
   }) => {
     await signInAsDemo(page);
     await page.getByRole('button', { name: Messages.initiateContract }).click();
@@ -171,12 +178,25 @@ test.describe('a request from start to signed document', () => {
     await expect(page.getByTestId('party-table')).toContainText('IN-PROGRESS');
     await expect(page.getByTestId('party-3')).toContainText('WAITING');
 
-    // Both signers sign through the recipient calls; the server's job runner applies and seals.
+    // Both signers sign in the signer app, in turn (the second on a phone); the job runner applies and seals.
     const key = await apiKey(page);
     const list = await page.request.get(`/v1/request_all/${DEMO.orgId}`, { headers: { apikey: key } });
     const item = ((await list.json()).data as RequestListItem[]).find((r) => r.filename === 'tracemonkey.pdf')!;
-    for (const [i, party] of item.data.filter((p) => !p.observer).entries())
-      await signAsRecipient(page.request, party.sign_url as string, RECIPIENTS[i].email);
+    for (const [i, party] of item.data.filter((p) => !p.observer).entries()) {
+      // The second signer's link works once the first signature is applied.
+      await expect
+        .poll(
+          async () =>
+            (
+              (await (
+                await page.request.get(`/api/requests/${item.refId}`, { headers: { apikey: key } })
+              ).json()) as RequestListItem
+            ).data[i].status,
+          { timeout: 60_000 },
+        )
+        .toBe('in-progress');
+      await signInBrowser(browser, party.sign_url as string, RECIPIENTS[i].email, i === 1);
+    }
     await expect
       .poll(
         async () =>
@@ -206,5 +226,10 @@ test.describe('a request from start to signed document', () => {
     expect(inkIn(original, signed, 1, box)).toBeGreaterThan(4);
     expect(inkIn(original, signed, 3, box)).toBeGreaterThan(4);
     expect(inkIn(original, signed, 2, box)).toBeLessThan(1);
+    // Two signatures and the organisation's seal, each valid and trusted by pdfsig.
+    const verified = verifySigned(signed);
+    expect(verified.signatures).toHaveLength(3);
+    expect(verified.signatures.every((sig) => sig.valid && sig.trusted)).toBe(true);
+    expect(verified.ok).toBe(true);
   });
 });
