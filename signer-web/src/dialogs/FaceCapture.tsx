@@ -83,8 +83,11 @@ export const FaceCapture = ({
               screenshotQuality={0.85}
               videoConstraints={VIDEO}
               onUserMedia={() => {
-                setReady(true);
                 setCameraError(false);
+                // Capture only once the preview has a frame: before that the screenshot is empty.
+                const video = camera.current?.video;
+                if (!video || video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA) setReady(true);
+                else video.addEventListener('loadeddata', () => setReady(true), { once: true });
               }}
               onUserMediaError={() => setCameraError(true)}
             />
