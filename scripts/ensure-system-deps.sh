@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite needs when they are missing: as root with apt-get, otherwise it says
 # what to install and fails. Chromium for the browser journeys, MariaDB for the API suite's second engine,
-# poppler-utils, qpdf and libnss3-tools for checking signed PDFs.
+# poppler-utils, qpdf and libnss3-tools for checking signed PDFs, SoftHSMv2 and OpenSC's pkcs11-tool for the DSC
+# tests (a software USB token).
 set -euo pipefail
 
 declare -A NEED=(
@@ -11,6 +12,8 @@ declare -A NEED=(
   [qpdf]=/usr/bin/qpdf
   [libnss3-tools]=/usr/bin/certutil
   [fonts-dejavu-core]=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+  [softhsm2]=/usr/lib/softhsm/libsofthsm2.so
+  [opensc]=/usr/bin/pkcs11-tool
 )
 missing=()
 for pkg in "${!NEED[@]}"; do
