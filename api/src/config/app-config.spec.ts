@@ -111,6 +111,34 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'production', ESIGN_TEST_JOBS: '0' }).jobs.testJobs).toBe(false);
   });
 
+  it('uses the sandbox ESP unless every ESP variable is set, and names the missing ones', () => {
+    expect(loadConfig({}).esp).toEqual({ mode: 'sandbox' });
+    const real = loadConfig(
+      {
+        ESP_URL: 'https://esp.example.in/esign/2.1',
+        ASP_ID: 'ASP-ACME',
+        ASP_KEY: 'keys/asp.key',
+        ASP_CERT: 'keys/asp.crt',
+        ESP_CERT: 'keys/esp.crt',
+      },
+      '/srv/esign',
+    );
+    expect(real.esp).toEqual({
+      mode: 'esp',
+      url: 'https://esp.example.in/esign/2.1',
+      aspId: 'ASP-ACME',
+      aspKeyPath: '/srv/esign/keys/asp.key',
+      aspCertPath: '/srv/esign/keys/asp.crt',
+      espCertPath: '/srv/esign/keys/esp.crt',
+    });
+    expect(() => loadConfig({ ESP_URL: 'https://esp.example.in', ASP_ID: 'A' })).toThrow(
+      /ASP_KEY, ASP_CERT, ESP_CERT must be set too/,
+    );
+    expect(() =>
+      loadConfig({ ESP_URL: 'http://esp.example.in', ASP_ID: 'A', ASP_KEY: 'k', ASP_CERT: 'c', ESP_CERT: 'e' }),
+    ).toThrow(/ESP_URL must be the ESP's https:\/\/ address/);
+  });
+
   it('checks that the absolute session lifetime is not shorter than the idle one', () => {
     expect(() => loadConfig({ SESSION_IDLE_SECONDS: '7200', SESSION_MAX_SECONDS: '3600' })).toThrow(
       /SESSION_MAX_SECONDS/,

@@ -129,7 +129,33 @@ class EnvDto {
   @IsOptional()
   @IsString()
   SEAL_P12_PASSWORD?: string;
+
+  @IsOptional()
+  @Matches(/^https:\/\/[^\s/]+(\/[^\s]*)?$/, { message: "must be the ESP's https:// address" })
+  ESP_URL?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'must be the ASP id the ESP registered (letters, digits, _ . -)' })
+  ASP_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
+  ASP_KEY?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
+  ASP_CERT?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
+  ESP_CERT?: string;
 }
+
+/** The variables that configure a real ESP: all of them, or none (the built-in sandbox ESP). */
+const ESP_VARIABLES = ['ESP_URL', 'ASP_ID', 'ASP_KEY', 'ASP_CERT', 'ESP_CERT'] as const;
 
 export interface AppConfig {
   env: 'development' | 'production' | 'test';
@@ -161,6 +187,13 @@ export interface AppConfig {
    * development CA is generated at first need (stored in the database, its certificate written to $DATA_DIR/pki).
    */
   seal: { p12Path: string | null; p12Password: string };
+  /**
+   * Aadhaar eSign: a real ESP (its address, our ASP id, the ASP's key and certificate as PEM files, and the ESP's
+   * certificate that signs its answers), or, with none of them set, the built-in sandbox ESP on this server.
+   */
+  esp:
+    | { mode: 'sandbox' }
+    | { mode: 'esp'; url: string; aspId: string; aspKeyPath: string; aspCertPath: string; espCertPath: string };
 }
 
 export class ConfigError extends Error {
@@ -193,6 +226,11 @@ export const CONFIG_VARIABLES = [
   'SMS_URL',
   'SEAL_P12',
   'SEAL_P12_PASSWORD',
+  'ESP_URL',
+  'ASP_ID',
+  'ASP_KEY',
+  'ASP_CERT',
+  'ESP_CERT',
 ] as const;
 
 /** Reads and validates the environment. Throws ConfigError naming every bad variable. */
@@ -215,6 +253,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
   }
   if (dto.ESIGN_TEST_JOBS === '1' && dto.NODE_ENV === 'production') {
     problems.push('ESIGN_TEST_JOBS must not be set when NODE_ENV=production (it registers test-only job types)');
+  }
+  const espSet = ESP_VARIABLES.filter((name) => raw[name] !== undefined);
+  if (espSet.length && espSet.length < ESP_VARIABLES.length) {
+    const missing = ESP_VARIABLES.filter((name) => raw[name] === undefined);
+    problems.push(
+      `${missing.join(', ')} must be set too: a real ESP needs ${ESP_VARIABLES.join(', ')} (set none for the built-in sandbox ESP)`,
+    );
   }
   if (problems.length) throw new ConfigError(problems);
 
@@ -263,6 +308,17 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
       p12Path: dto.SEAL_P12 ? resolve(env.INIT_CWD ?? cwd, dto.SEAL_P12) : null,
       p12Password: env.SEAL_P12_PASSWORD ?? '',
     },
+    esp:
+      dto.ESP_URL && dto.ASP_ID && dto.ASP_KEY && dto.ASP_CERT && dto.ESP_CERT
+        ? {
+            mode: 'esp',
+            url: dto.ESP_URL,
+            aspId: dto.ASP_ID,
+            aspKeyPath: resolve(env.INIT_CWD ?? cwd, dto.ASP_KEY),
+            aspCertPath: resolve(env.INIT_CWD ?? cwd, dto.ASP_CERT),
+            espCertPath: resolve(env.INIT_CWD ?? cwd, dto.ESP_CERT),
+          }
+        : { mode: 'sandbox' },
   };
 }
 
