@@ -1,3 +1,5 @@
+import { EsignTransactionEntity } from '../modules/aadhaar/esign-transaction.entity';
+import { SandboxSessionEntity } from '../modules/aadhaar/sandbox/sandbox-session.entity';
 import { ApiKeyEntity } from '../modules/auth/api-key.entity';
 import { LoginFailureEntity } from '../modules/auth/login-failure.entity';
 import { UserEntity } from '../modules/auth/user.entity';
@@ -31,4 +33,6 @@ export const ENTITIES = [
   AppSecretEntity,
   OtpEntity,
   SealKeyEntity,
+  EsignTransactionEntity,
+  SandboxSessionEntity,
 ];

@@ -168,25 +168,42 @@ function encodable(font: EmbeddedFont, text: string): string {
   return [...text].map((ch) => (font.canEncode(ch) ? ch : '?')).join('');
 }
 
+/**
+ * Loads a document for a new signature. One that carries signatures but cannot be saved incrementally is refused
+ * (DocumentNotSignableError): without signatures a full rewrite harms nothing; with them it would turn each into a
+ * digest mismatch. Shared with external signing (external.ts).
+ */
+export async function openForSigning(document: Uint8Array): Promise<PDF> {
+  const pdf = await PDF.load(document);
+  const signed =
+    pdf
+      .getForm()
+      ?.getSignatureFields()
+      .some((field) => field.isSigned()) ?? false;
+  const blocker = pdf.canSaveIncrementally();
+  if (signed && blocker) throw new DocumentNotSignableError(blocker);
+  return pdf;
+}
+
+/** Stamps the party's boxes: their image, or their name typed in DejaVu. Shared with external signing (external.ts). */
+export function stampParty(pdf: PDF, stamp: StampInput): void {
+  const font = stamp.text ? pdf.embedFont(dejaVuFont(stamp.text.italic ? 'oblique' : 'regular')) : null;
+  const name = font && stamp.text ? encodable(font, stamp.text.value) : null;
+  stampBoxes(pdf, stamp, name, font);
+}
+
+/**
+ * To call before the save that carries a signature. sign() saves without subsetting, which would embed whole DejaVu
+ * faces (~700 KB each); finalizing first keeps only the glyphs drawn (sign()'s own finalize is then a no-op).
+ */
+export function subsetFonts(pdf: PDF): void {
+  pdf.fonts.finalize(true);
+}
+
 /** The signing engine on @libpdf/core (ARCHITECTURE.md, "Signing engine"). */
 export class LibPdfEngine extends SigningEngine {
-  private async open(document: Uint8Array): Promise<PDF> {
-    const pdf = await PDF.load(document);
-    const signed =
-      pdf
-        .getForm()
-        ?.getSignatureFields()
-        .some((field) => field.isSigned()) ?? false;
-    const blocker = pdf.canSaveIncrementally();
-    // Without signatures a full rewrite harms nothing; with them it would turn each into a digest mismatch.
-    if (signed && blocker) throw new DocumentNotSignableError(blocker);
-    return pdf;
-  }
-
   private async sign(pdf: PDF, spec: SignatureSpec): Promise<Uint8Array> {
-    // sign() saves without subsetting, which would embed whole DejaVu faces (~700 KB each); finalizing first keeps
-    // only the glyphs drawn (sign()'s own finalize is then a no-op).
-    pdf.fonts.finalize(true);
+    subsetFonts(pdf);
     const result = await pdf.sign({
       signer: spec.signer,
       fieldName: spec.fieldName,
@@ -204,10 +221,8 @@ export class LibPdfEngine extends SigningEngine {
   }
 
   async signParty(document: Uint8Array, stamp: StampInput, signature: SignatureSpec): Promise<Uint8Array> {
-    const pdf = await this.open(document);
-    const font = stamp.text ? pdf.embedFont(dejaVuFont(stamp.text.italic ? 'oblique' : 'regular')) : null;
-    const name = font && stamp.text ? encodable(font, stamp.text.value) : null;
-    stampBoxes(pdf, stamp, name, font);
+    const pdf = await openForSigning(document);
+    stampParty(pdf, stamp);
     return this.sign(pdf, signature);
   }
 
@@ -216,7 +231,7 @@ export class LibPdfEngine extends SigningEngine {
     certificate: CompletionCertificateInput,
     seal: SignatureSpec,
   ): Promise<Uint8Array> {
-    const pdf = await this.open(document);
+    const pdf = await openForSigning(document);
     await appendCompletionCertificate(pdf, certificate);
     return this.sign(pdf, seal);
   }

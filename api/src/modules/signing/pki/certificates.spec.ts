@@ -8,7 +8,9 @@ import { PDF, type Signer } from '@libpdf/core';
 import * as x509 from '@peculiar/x509';
 import {
   certificateInfo,
+  generateCa,
   generateRootCa,
+  issueRsaLeaf,
   issueOrganisationCa,
   issueSealCertificate,
   issueSignerCertificate,
@@ -263,6 +265,24 @@ describe('generated certificates', () => {
     const otherRoot = await generateRootCa(now);
     const run = spawnSync(OPENSSL, ['verify', '-CAfile', file('other-root.pem', otherRoot.certPem), ...args]);
     expect(run.status).not.toBe(0);
+  });
+
+  it('makes a CA of its own and RSA leaves under it, short-lived ones included (the sandbox ESP)', async () => {
+    const ca = await generateCa({ organisation: 'e-Sign Sandbox ESP', commonName: 'Sandbox ESP Test CA' }, now);
+    const resident = await issueRsaLeaf(ca, { commonName: 'Ravi Kumar', state: 'Karnataka', country: 'IN' }, now, {
+      minutes: 30,
+    });
+    expect(openssl('verify', '-CAfile', file('esp-ca.pem', ca.certPem), file('resident.pem', resident.certPem))).toBe(
+      `${join(dir, 'resident.pem')}: OK\n`,
+    );
+    const text = openssl('x509', '-in', join(dir, 'resident.pem'), '-noout', '-subject', '-enddate', '-text');
+    expect(text).toMatch(/subject=C ?= ?IN, ST ?= ?Karnataka, CN ?= ?Ravi Kumar/);
+    expect(text).toMatch(/Public-Key: \(2048 bit\)/);
+    expect(text).toMatch(/Digital Signature, Non Repudiation/);
+    const notAfter = new Date(/notAfter=(.+)/.exec(text)![1]);
+    expect(Math.abs(notAfter.getTime() - (now.getTime() + 30 * 60_000))).toBeLessThan(1000);
+    // A leaf is not a CA: it cannot issue.
+    await expect(issueRsaLeaf(resident, { commonName: 'x' }, now, { years: 1 })).rejects.toThrow(/not a CA/);
   });
 
   it('refuses to use a leaf as an issuer, or a key that is not the certificate’s', async () => {

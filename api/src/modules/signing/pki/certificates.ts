@@ -121,6 +121,71 @@ export async function issueSealCertificate(issuer: KeyPairPem, org: Org, now: Da
   return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
+/** A certificate authority of its own, RSA, self-signed (the sandbox ESP's test CA). */
+export async function generateCa(
+  subject: { organisation: string; commonName: string },
+  now: Date,
+  years = 20,
+): Promise<KeyPairPem> {
+  const keys = await newRsaKeys();
+  const name = dn([
+    ['O', subject.organisation],
+    ['CN', subject.commonName],
+  ]);
+  const notBefore = skewed(now);
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: newSerialNumber(),
+    subject: name,
+    issuer: name,
+    notBefore,
+    notAfter: addYears(notBefore, years),
+    publicKey: keys.publicKey,
+    signingKey: keys.privateKey,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(CA_USAGE, true),
+      ...(await keyIdentifiers(keys.publicKey, keys.publicKey)),
+    ],
+  });
+  return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
+}
+
+/**
+ * An RSA leaf certificate (signing and non-repudiation) with its key: the ASP's and the sandbox ESP's XML signers,
+ * and the short-lived certificate the sandbox ESP issues to a resident for one eSign. `validity` is from now; the
+ * start is an hour back for clock skew, as for the other certificates.
+ */
+export async function issueRsaLeaf(
+  issuer: KeyPairPem,
+  subject: { commonName: string; organisation?: string; organisationalUnit?: string; state?: string; country?: string },
+  now: Date,
+  validity: { minutes: number } | { years: number },
+): Promise<KeyPairPem> {
+  const material = await loadIssuer(issuer, []);
+  const keys = await newRsaKeys();
+  const parts: NameParts = [];
+  if (subject.country) parts.push(['C', subject.country]);
+  if (subject.state) parts.push(['ST', subject.state]);
+  if (subject.organisation) parts.push(['O', subject.organisation]);
+  if (subject.organisationalUnit) parts.push(['OU', subject.organisationalUnit]);
+  parts.push(['CN', subject.commonName]);
+  const notBefore = skewed(now);
+  const until =
+    'years' in validity ? addYears(now, validity.years) : new Date(now.getTime() + validity.minutes * 60_000);
+  const notAfter = until.getTime() < material.cert.notAfter.getTime() ? until : material.cert.notAfter;
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: newSerialNumber(),
+    subject: dn(parts),
+    issuer: material.cert.subjectName,
+    notBefore,
+    notAfter,
+    publicKey: keys.publicKey,
+    signingKey: material.key,
+    extensions: [...leafExtensions(), ...(await keyIdentifiers(keys.publicKey, material.cert))],
+  });
+  return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
+}
+
 /** Stored PEMs become usable keys here; a key that is not the certificate's, or a non-CA certificate, is refused. */
 export async function loadIssuer(pair: KeyPairPem, chainPems: string[]): Promise<IssuerMaterial> {
   const cert = new x509.X509Certificate(pair.certPem);
