@@ -31,7 +31,7 @@ export const SignerRoutes = {
 export const SIGNER_ROUTES: readonly string[] = Object.values(SignerRoutes);
 
 /** Path prefixes answered by the API itself, never by a web app. */
-export const API_PREFIXES = ['/v1', '/api', '/consumers', '/docs', '/health', '/api-docs'] as const;
+export const API_PREFIXES = ['/v1', '/api', '/consumers', '/docs', '/health', '/api-docs', '/esp-sandbox'] as const;
 
 export const logoPath = (orgId: string): string => `/docs/logos/${encodeURIComponent(orgId)}.png`;
 

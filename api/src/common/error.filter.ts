@@ -51,7 +51,8 @@ export class AppErrorFilter implements ExceptionFilter {
 
     const { code, message, headers } = this.describe(exception, req);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.status(ErrorStatus[code]).json(errorBody(code, message));
+    const details = exception instanceof AppError ? exception.details : {};
+    res.status(ErrorStatus[code]).json({ ...details, ...errorBody(code, message) });
   }
 
   private describe(

@@ -2,7 +2,16 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintNumber, CreatedAtColumn, DateTimeColumn } from '../../database/columns';
 
 export type MessageChannel = 'email' | 'sms';
-export type MessageKind = 'invitation' | 'reminder' | 'otp' | 'completed' | 'rejected' | 'failed' | 'expired';
+export type MessageKind =
+  | 'invitation'
+  | 'reminder'
+  | 'otp'
+  | 'completed'
+  | 'rejected'
+  | 'failed'
+  | 'expired'
+  /** The built-in sandbox ESP's Aadhaar OTP (standing in for UIDAI's SMS). */
+  | 'esp-otp';
 export type MessageStatus = 'queued' | 'sent' | 'failed';
 
 /**

@@ -29,6 +29,16 @@ export class RecipientsController {
   }
 
   @SignerRoute()
+  @ApiOperation({
+    summary:
+      "Aadhaar eSign: 200 when the name in the signer's certificate matched theirs; 400 with the message and return_url",
+  })
+  @Get('aadhaar_discrepancy_check/:requestId')
+  discrepancy(@Signer() signer: SignerContext) {
+    return this.recipients.discrepancy(signer);
+  }
+
+  @SignerRoute()
   @ApiOperation({ summary: 'Send an OTP to the party by SMS and e-mail; answers its id as userId.' })
   @Get('sendotp/:orgId/:refId/:order')
   sendOtp(@Signer() signer: SignerContext, @Req() req: Request) {

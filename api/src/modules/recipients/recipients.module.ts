@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AadhaarModule } from '../aadhaar/aadhaar.module';
 import { IdentityModule } from '../identity/identity.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { RequestsModule } from '../requests/requests.module';
@@ -10,7 +11,7 @@ import { SignerLinkGuard } from './signer-link.guard';
 
 /** The recipient side of the /v1 contract: calls authorised by the party's link token. */
 @Module({
-  imports: [RequestsModule, SigningModule, IdentityModule, JobsModule],
+  imports: [RequestsModule, SigningModule, IdentityModule, JobsModule, AadhaarModule],
   providers: [RecipientsService, OtpService, SignerLinkGuard],
   controllers: [RecipientsController],
 })

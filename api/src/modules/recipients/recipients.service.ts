@@ -23,6 +23,7 @@ import {
 } from '@esign/contract';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
+import { AadhaarService } from '../aadhaar/aadhaar.service';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
 import { LocationService } from '../identity/location/location.service';
@@ -111,6 +112,7 @@ export class RecipientsService {
     private readonly location: LocationService,
     private readonly seal: SealQueue,
     private readonly runner: JobsRunner,
+    private readonly aadhaar: AadhaarService,
   ) {}
 
   private load(manager: EntityManager, ctx: SignerContext, lock: boolean): Promise<Loaded> {
@@ -274,19 +276,28 @@ export class RecipientsService {
   async init(ctx: SignerContext, methodParam: unknown, ip: string | null): Promise<InitResponse> {
     const method = methodParam === undefined ? SigningMethod.Aadhaar : parseMethod(methodParam);
     if (method === null) throw new AppError('VALIDATION_FAILED', RecipientMessages.methodInvalid);
-    const name = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
+    const loaded = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseSigning(req, me, parties, policyOf(org), method);
       if (refusal) throw refused(refusal);
-      if (method !== SigningMethod.ESignature) throw new AppError('UNAVAILABLE', RecipientMessages.gatewayUnavailable);
+      if (method === SigningMethod.DSC) throw new AppError('UNAVAILABLE', RecipientMessages.gatewayUnavailable);
       if (me.signMethod !== method) {
         me.signMethod = method;
         me.updatedAt = this.clock.now();
         await manager.save(PartyEntity, me);
         await this.audit.recordParty(manager, me, 'party.method_chosen', ip, { method });
       }
-      return me.name;
+      return { req, me, org };
     });
-    return { code: 200, message: 'success', requestId: ctx.party.id, method, name };
+    const answer = { code: 200 as const, message: 'success', requestId: ctx.party.id, method, name: loaded.me.name };
+    if (method !== SigningMethod.Aadhaar) return answer;
+    // The prepared document and the signed <Esign> request the page posts to the ESP (DESIGN.md section 5).
+    return { ...answer, ...(await this.aadhaar.start(loaded.req, loaded.me, loaded.org, ip)) };
+  }
+
+  /** GET /v1/aadhaar_discrepancy_check/{requestId}: did the name in the Aadhaar certificate match the party's? */
+  async discrepancy(ctx: SignerContext) {
+    const { me, org } = await this.load(this.db.manager, ctx, false);
+    return this.aadhaar.discrepancy(me, org.returnUrl);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Limits, RequestMessages, SigningMethod } from '@esign/contract';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
@@ -17,7 +17,7 @@ import { LinksService } from '../secrets/links.service';
 import { DocumentStorage } from '../storage/document-storage';
 import type { CertificateEvent, CertificateParty, CompletionCertificateInput } from './pdf/completion-certificate';
 import { SigningEngine, type StampInput } from './pdf/engine';
-import { SealPkiService } from './pki/seal-pki.service';
+import { SealPkiService, type CertificateSummary } from './pki/seal-pki.service';
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, type SealJobPayload } from './seal.queue';
 
 export interface SealOutcome {
@@ -167,46 +167,81 @@ export class SealService implements OnModuleInit {
       signingTime: now,
     });
     const stored = await this.storage.put(Buffer.from(signed));
-
-    return this.db.transaction(async (manager) => {
-      const fresh = await this.requests.lockRequest(manager, req.orgId, req.refId);
-      if (fresh.status !== 'in-progress' || (fresh.signedFileKey ?? fresh.fileKey) !== base) return false;
-      const parties = await this.requests.parties(manager, fresh.refId);
-      const me = parties.find((p) => p.id === party.id);
-      const to = me && me.signatureSubmittedAt ? partyTransition(me.status, 'complete') : null;
-      if (!me || !to) return false;
-      me.status = to;
-      me.signedAt = now;
-      me.signCertificate = certificate;
-      me.updatedAt = now;
-      await manager.save(PartyEntity, me);
-      fresh.signedFileKey = stored.key;
-      fresh.signersDone = parties.filter((p) => !p.observer && p.status === 'completed').length;
-      fresh.sealError = null;
-      fresh.sealFailedAt = null;
-      fresh.updatedAt = now;
-      await manager.save(RequestEntity, fresh);
-      await this.audit.recordParty(
+    return this.db.transaction((manager) =>
+      this.commitSigned(
         manager,
-        me,
-        'party.signed',
-        null,
-        {
-          method: me.signMethod,
-          kind: me.signatureKind,
-          documentSha256: stored.key,
-          certificate: certificate.subject,
-          serialNumber: certificate.serialNumber,
-        },
-        'system',
-      );
-      await this.events.signed(manager, fresh, me);
-      if (fresh.checkOrder) {
-        const next = parties.find((p) => !p.observer && p.status === 'waiting');
-        if (next) await this.requests.invite(manager, org, fresh, next, 'system');
-      }
-      return true;
-    });
+        req,
+        party.id,
+        base,
+        stored.key,
+        certificate,
+        now,
+        (me) => me.signatureSubmittedAt !== null,
+      ),
+    );
+  }
+
+  /**
+   * Makes a signed document the request's current one and the party completed, in the caller's transaction, if the
+   * document it was made from (`base`) is still the current one; then the next signer of a sequential request is
+   * invited. Used for electronic signatures (applyParty) and for signatures made outside, on a prepared document
+   * (Aadhaar eSign, DSC). Answers false when the request or the document moved on first.
+   */
+  async commitSigned(
+    manager: EntityManager,
+    req: { orgId: string; refId: number },
+    partyId: string,
+    base: string,
+    signedKey: string,
+    certificate: CertificateSummary,
+    now: Date,
+    ready: (party: PartyEntity) => boolean = () => true,
+  ): Promise<boolean> {
+    const fresh = await this.requests.lockRequest(manager, req.orgId, req.refId);
+    if (fresh.status !== 'in-progress' || (fresh.signedFileKey ?? fresh.fileKey) !== base) return false;
+    const parties = await this.requests.parties(manager, fresh.refId);
+    const me = parties.find((p) => p.id === partyId);
+    const to = me && ready(me) ? partyTransition(me.status, 'complete') : null;
+    if (!me || !to) return false;
+    me.status = to;
+    me.signedAt = now;
+    me.signatureSubmittedAt ??= now;
+    me.signCertificate = certificate;
+    me.updatedAt = now;
+    await manager.save(PartyEntity, me);
+    fresh.signedFileKey = signedKey;
+    fresh.signersDone = parties.filter((p) => !p.observer && p.status === 'completed').length;
+    fresh.sealError = null;
+    fresh.sealFailedAt = null;
+    fresh.updatedAt = now;
+    await manager.save(RequestEntity, fresh);
+    await this.audit.recordParty(
+      manager,
+      me,
+      'party.signed',
+      null,
+      {
+        method: me.signMethod,
+        kind: me.signatureKind,
+        documentSha256: signedKey,
+        certificate: certificate.subject,
+        serialNumber: certificate.serialNumber,
+      },
+      'system',
+    );
+    await this.events.signed(manager, fresh, me);
+    if (fresh.checkOrder) {
+      const next = parties.find((p) => !p.observer && p.status === 'waiting');
+      if (next)
+        await this.requests.invite(
+          manager,
+          await this.requests.organisation(fresh.orgId, manager),
+          fresh,
+          next,
+          'system',
+        );
+    }
+    return true;
   }
 
   /** The certificate of completion and the final seal; false when another run changed the document first. */

@@ -65,16 +65,18 @@ export interface EsignRequest {
 }
 
 export type ParseEsignRequestResult =
-  | { ok: true; value: EsignRequest }
-  | { ok: false; errCode: string; errMsg: string };
+  { ok: true; value: EsignRequest } | { ok: false; errCode: string; errMsg: string };
 
 export interface ParseEsignRequestOptions {
   /** The ESP's clock. */
   now: Date;
-  /** Is this ASP registered with the ESP? (903 otherwise) */
-  isKnownAspId: (aspId: string) => boolean;
-  /** The certificate the ASP registered, PEM; undefined gives 922. The request is verified with this one only. */
-  aspCertificatePem: (aspId: string) => string | undefined;
+  /**
+   * The certificate the ASP registered, PEM. The request is verified with this one only. null/undefined: 903 when
+   * `isKnownAspId` is not given, 922 (no certificate) when it is and says the ASP is known.
+   */
+  aspCertificate: (aspId: string) => string | null | undefined;
+  /** Is this ASP registered with the ESP? (903 otherwise). Defaults to "has a certificate". */
+  isKnownAspId?: (aspId: string) => boolean;
   /** Has this ASP already used this txn? (910). Checked after the signature, so only on authentic requests. */
   isDuplicateTxn?: (aspId: string, txn: string) => boolean;
   maxSkewMs?: number;
@@ -138,8 +140,9 @@ export function parseEsignRequest(xml: string, options: ParseEsignRequestOptions
 
   const aspId = unverified.getAttribute('aspId') ?? '';
   if (!aspId.trim()) return fail(EsignErrorCode.ASP_ID_EMPTY, 'ASP id is empty');
-  if (!options.isKnownAspId(aspId)) return fail(EsignErrorCode.ASP_ID_UNKNOWN, 'ASP id is not registered');
-  const certPem = options.aspCertificatePem(aspId);
+  const certPem = options.aspCertificate(aspId);
+  const known = options.isKnownAspId ? options.isKnownAspId(aspId) : !!certPem;
+  if (!known) return fail(EsignErrorCode.ASP_ID_UNKNOWN, 'ASP id is not registered');
   if (!certPem) return fail(EsignErrorCode.ASP_CERTIFICATE, 'No certificate is registered for the ASP');
 
   const verified = verifyEnveloped(xml, certPem);
@@ -180,7 +183,8 @@ export function parseEsignRequest(xml: string, options: ParseEsignRequestOptions
   for (const input of inputs) {
     const id = (input.getAttribute('id') ?? '').trim();
     const hashHex = (input.textContent ?? '').trim();
-    if (!id || hashes.some((h) => h.id === id)) return fail(EsignErrorCode.NO_HASH, 'InputHash ids must be unique and non-empty');
+    if (!id || hashes.some((h) => h.id === id))
+      return fail(EsignErrorCode.NO_HASH, 'InputHash ids must be unique and non-empty');
     if ((input.getAttribute('hashAlgorithm') ?? '').toUpperCase() !== 'SHA256')
       return fail(EsignErrorCode.NO_HASH, `InputHash ${id}: hashAlgorithm must be SHA256`);
     if (!HASH_HEX.test(hashHex)) return fail(EsignErrorCode.NO_HASH, `InputHash ${id}: not a SHA-256 hash in hex`);

@@ -28,8 +28,14 @@ export interface BuildEsignResponseInput {
   signatures?: { id: string; cmsDer?: Uint8Array; error?: string }[];
 }
 
-export interface EsignResponse {
-  status: EsignResponseStatus;
+export interface EsignResponseDocSignature {
+  id: string;
+  sigHashAlgorithm: string;
+  error: string | null;
+  cmsDer: Buffer | null;
+}
+
+interface EsignResponseCommon {
   txn: string;
   /** As sent (Indian time, no zone). */
   ts: string;
@@ -37,13 +43,28 @@ export interface EsignResponse {
   /** null when the ESP sent none (or "NA"). */
   errCode: string | null;
   errMsg: string | null;
-  userCertificateDer: Buffer | null;
-  signatures: { id: string; sigHashAlgorithm: string; error: string | null; cmsDer: Buffer | null }[];
 }
+
+/** A success: the parser has checked the certificate is one and every document has a CMS and no error. */
+export interface EsignSuccessResponse extends EsignResponseCommon {
+  status: '1';
+  userCertificateDer: Buffer;
+  signatures: (EsignResponseDocSignature & { cmsDer: Buffer; error: null })[];
+}
+
+/** A failure (status 0, errCode present) or pending (status 2). */
+export interface EsignOtherResponse extends EsignResponseCommon {
+  status: '0' | '2';
+  userCertificateDer: Buffer | null;
+  signatures: EsignResponseDocSignature[];
+}
+
+/** Narrow on `status === '1'` to get the certificate and the CMS without null checks. */
+export type EsignResponse = EsignSuccessResponse | EsignOtherResponse;
 
 export type ParseEsignResponseResult = { ok: true; value: EsignResponse } | { ok: false; reason: string };
 
-const STATUSES: readonly string[] = ['1', '0', '2'];
+const STATUSES: readonly string[] = ['1', '0', '2'] satisfies EsignResponseStatus[];
 /** What ESPs write in errCode/errMsg on success. */
 const NOT_APPLICABLE = 'NA';
 
@@ -101,7 +122,8 @@ export function parseEsignResponse(
   } catch (error) {
     return fail(`malformed response: ${(error as Error).message}`);
   }
-  if (root.localName !== 'EsignResp' || root.namespaceURI) return fail('malformed response: the document element must be EsignResp');
+  if (root.localName !== 'EsignResp' || root.namespaceURI)
+    return fail('malformed response: the document element must be EsignResp');
   const attr = (name: string): string => (root.getAttribute(name) ?? '').trim();
   const orNull = (value: string): string | null => (value === '' || value === NOT_APPLICABLE ? null : value);
 
@@ -125,7 +147,7 @@ export function parseEsignResponse(
     }
   }
 
-  const signatures: EsignResponse['signatures'] = [];
+  const signatures: EsignResponseDocSignature[] = [];
   const containers = childElements(root, 'Signatures');
   if (containers.length > 1) return fail('malformed response: more than one Signatures');
   for (const element of containers.length ? childElements(containers[0], 'DocSignature') : []) {
@@ -139,15 +161,14 @@ export function parseEsignResponse(
     signatures.push({ id, sigHashAlgorithm: element.getAttribute('sigHashAlgorithm') ?? '', error, cmsDer });
   }
 
+  const common: EsignResponseCommon = { txn, ts: attr('ts'), resCode: attr('resCode'), errCode, errMsg };
   if (status === '1') {
     if (!userCertificateDer) return fail('malformed response: a success without UserX509Certificate');
-    if (signatures.length === 0 || signatures.some((s) => !s.cmsDer))
+    const signed = signatures.filter((s): s is EsignSuccessResponse['signatures'][number] => !!s.cmsDer && !s.error);
+    if (signatures.length === 0 || signed.length !== signatures.length)
       return fail('malformed response: a success without a signature for every document');
+    return { ok: true, value: { status, ...common, userCertificateDer, signatures: signed } };
   }
   if (status === '0' && !errCode) return fail('malformed response: a failure without errCode');
-
-  return {
-    ok: true,
-    value: { status: status as EsignResponseStatus, txn, ts: attr('ts'), resCode: attr('resCode'), errCode, errMsg, userCertificateDer, signatures },
-  };
+  return { ok: true, value: { status: status as '0' | '2', ...common, userCertificateDer, signatures } };
 }

@@ -29,7 +29,8 @@ export class XmlInputError extends Error {}
 export function parseXmlStrict(xml: string): Document {
   if (typeof xml !== 'string' || xml.length === 0) throw new XmlInputError('empty XML');
   if (xml.length > MAX_XML_CHARS) throw new XmlInputError(`XML larger than ${MAX_XML_CHARS} characters`);
-  if (/<!DOCTYPE|<!ENTITY|<!ELEMENT|<!ATTLIST/i.test(xml)) throw new XmlInputError('DOCTYPE and entity declarations are not allowed');
+  if (/<!DOCTYPE|<!ENTITY|<!ELEMENT|<!ATTLIST/i.test(xml))
+    throw new XmlInputError('DOCTYPE and entity declarations are not allowed');
   let doc: Document;
   try {
     doc = new DOMParser({
@@ -67,7 +68,12 @@ export function signEnveloped(xml: string, keyPem: string, certPem: string): str
     canonicalizationAlgorithm: C14N,
   });
   // isEmptyUri writes URI="" (otherwise xml-crypto adds an Id attribute to the root and references "#_0").
-  sig.addReference({ xpath: '/*', isEmptyUri: true, transforms: [ENVELOPED_SIGNATURE, C14N], digestAlgorithm: SHA256_DIGEST });
+  sig.addReference({
+    xpath: '/*',
+    isEmptyUri: true,
+    transforms: [ENVELOPED_SIGNATURE, C14N],
+    digestAlgorithm: SHA256_DIGEST,
+  });
   sig.computeSignature(xml, { location: { reference: '/*', action: 'append' } });
   return sig.getSignedXml();
 }
@@ -91,7 +97,8 @@ export function verifyEnveloped(xml: string, trustedCertPem: string): VerifyResu
   if (signatures.length === 0) return { ok: false, reason: 'the document is not signed' };
   if (signatures.length > 1) return { ok: false, reason: 'the document contains more than one Signature element' };
   const signature = signatures[0];
-  if (signature.parentNode !== root) return { ok: false, reason: 'the Signature is not a child of the document element' };
+  if (signature.parentNode !== root)
+    return { ok: false, reason: 'the Signature is not a child of the document element' };
 
   const profile = checkProfile(signature);
   if (profile) return { ok: false, reason: profile };
@@ -105,12 +112,17 @@ export function verifyEnveloped(xml: string, trustedCertPem: string): VerifyResu
 
   const verifier = new SignedXml({ publicCert: trusted, getCertFromKeyInfo: () => null });
   try {
-    verifier.loadSignature(signature as never);
+    verifier.loadSignature(signature);
     // checkSignature returns false when a digest does not match and throws when the signature value does not.
     if (!verifier.checkSignature(xml)) return { ok: false, reason: 'the digest of the signed document does not match' };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, reason: message.startsWith('invalid signature') ? 'the signature value is not valid for the trusted certificate' : `signature check failed: ${message}` };
+    return {
+      ok: false,
+      reason: message.startsWith('invalid signature')
+        ? 'the signature value is not valid for the trusted certificate'
+        : `signature check failed: ${message}`,
+    };
   }
   const signed = verifier.getSignedReferences();
   if (signed.length !== 1) return { ok: false, reason: 'expected exactly one signed reference' };
@@ -150,6 +162,7 @@ function checkProfile(signature: Element): string | null {
       : [];
   if (transforms.length !== 2 || transforms[0] !== ENVELOPED_SIGNATURE || transforms[1] !== C14N)
     return 'the transforms must be enveloped-signature then inclusive C14N';
-  if (childElements(signature, 'SignatureValue', DSIG_NS).length !== 1) return 'the Signature must have one SignatureValue';
+  if (childElements(signature, 'SignatureValue', DSIG_NS).length !== 1)
+    return 'the Signature must have one SignatureValue';
   return null;
 }

@@ -7,6 +7,8 @@ export interface StampInput {
   boxes: PlacedBox[];
   image?: Uint8Array | null;
   text?: { value: string; italic: boolean } | null;
+  /** A small line under the name or image, e.g. 'Signed using Aadhaar eSign'. */
+  caption?: string | null;
 }
 
 /** One PAdES signature: who signs (certificate and key), the field, and what the signature dictionary says. */

@@ -19,6 +19,8 @@ import { dejaVuFont } from './fonts';
 
 /** The typed name: 24 CSS px (spec section 9) is 18 pt. */
 const TYPED_NAME_PT = (Limits.nameSignatureFontPx * 72) / 96;
+/** The caption under a stamp (the Aadhaar and DSC stamps' method line), at most this size. */
+const CAPTION_PT = 8;
 /** Room left around a stamp inside its box. */
 const PADDING = 0.06;
 /** CMS size reserved in /Contents: certificate chain of three, signed attributes, room to spare. */
@@ -51,18 +53,28 @@ function boxMatrix(box: { x: number; y: number; width: number; height: number },
 /** What a stamp shows in a w×h box: the image fitted and centred, or the typed name (18 pt at most) centred. */
 function stampContent(
   pdf: PDF,
-  stamp: { image: PDFImage | null; font: EmbeddedFont | null; name: string | null },
+  stamp: {
+    image: PDFImage | null;
+    font: EmbeddedFont | null;
+    name: string | null;
+    caption?: { font: EmbeddedFont; text: string } | null;
+  },
   width: number,
   height: number,
 ): { content: string; resources: PdfDict } {
-  const room = { w: width * (1 - 2 * PADDING), h: height * (1 - 2 * PADDING) };
+  const full = { w: width * (1 - 2 * PADDING), h: height * (1 - 2 * PADDING) };
+  // A caption (e.g. 'Signed using Aadhaar eSign') takes the bottom quarter; the name or image the rest, above it.
+  const captionH = stamp.caption ? full.h * 0.28 : 0;
+  const room = { w: full.w, h: full.h - captionH };
+  const lift = captionH / 2;
+  const fonts: [string, PdfRef][] = [];
   const resources = new PdfDict();
   const parts: string[] = [];
   if (stamp.image) {
     const scale = Math.min(room.w / stamp.image.width, room.h / stamp.image.height);
     const [w, h] = [stamp.image.width * scale, stamp.image.height * scale];
     resources.set('XObject', new PdfDict([['Im0', stamp.image.ref]]));
-    parts.push(`q ${num(w)} 0 0 ${num(h)} ${num((width - w) / 2)} ${num((height - h) / 2)} cm /Im0 Do Q`);
+    parts.push(`q ${num(w)} 0 0 ${num(h)} ${num((width - w) / 2)} ${num((height - h) / 2 + lift)} cm /Im0 Do Q`);
   }
   if (stamp.font && stamp.name) {
     const widthAt1 = Math.max(stamp.font.widthOfTextAtSize(stamp.name, 1), 0.001);
@@ -71,12 +83,26 @@ function stampContent(
       .encodeTextToGids(stamp.name)
       .map((gid) => gid.toString(16).padStart(4, '0'))
       .join('');
-    resources.set('Font', new PdfDict([['F0', pdf.fonts.getRef(stamp.font)]]));
+    fonts.push(['F0', pdf.fonts.getRef(stamp.font)]);
     // The baseline a third of the size below the centre puts the letters' middle on the centre.
     const x = (width - widthAt1 * size) / 2;
-    const y = height / 2 - size * 0.33;
+    const y = height / 2 + lift - size * 0.33;
     parts.push(`BT /F0 ${num(size)} Tf ${num(x)} ${num(y)} Td <${glyphs}> Tj ET`);
   }
+  if (stamp.caption) {
+    const { font, text } = stamp.caption;
+    const widthAt1 = Math.max(font.widthOfTextAtSize(text, 1), 0.001);
+    const size = Math.min(CAPTION_PT, full.w / widthAt1, captionH / 1.2);
+    const glyphs = font
+      .encodeTextToGids(text)
+      .map((gid) => gid.toString(16).padStart(4, '0'))
+      .join('');
+    fonts.push(['F1', pdf.fonts.getRef(font)]);
+    const x = (width - widthAt1 * size) / 2;
+    const y = height * PADDING + captionH / 2 - size * 0.33;
+    parts.push(`BT /F1 ${num(size)} Tf ${num(x)} ${num(y)} Td <${glyphs}> Tj ET`);
+  }
+  if (fonts.length) resources.set('Font', new PdfDict(fonts));
   return { content: parts.join('\n'), resources };
 }
 
@@ -86,7 +112,13 @@ function stampContent(
  * state changed). Drawing through PDFPage.drawImage instead would add three objects to every page: for a 352-page book
  * signed by six parties, thousands of objects written and hashed.
  */
-function stampBoxes(pdf: PDF, stamp: StampInput, name: string | null, font: EmbeddedFont | null): void {
+function stampBoxes(
+  pdf: PDF,
+  stamp: StampInput,
+  name: string | null,
+  font: EmbeddedFont | null,
+  caption: { font: EmbeddedFont; text: string } | null = null,
+): void {
   const image = stamp.image ? pdf.embedImage(stamp.image) : null;
   const pages = pdf.getPages();
   const register = (content: string, dict: Record<string, PdfObject> = {}) =>
@@ -107,7 +139,7 @@ function stampBoxes(pdf: PDF, stamp: StampInput, name: string | null, font: Embe
       const sizeKey = `${num(w)}x${num(h)}`;
       let form = forms.get(sizeKey);
       if (!form) {
-        const { content, resources } = stampContent(pdf, { image, font, name }, w, h);
+        const { content, resources } = stampContent(pdf, { image, font, name, caption }, w, h);
         const ref = register(content, {
           Type: PdfName.of('XObject'),
           Subtype: PdfName.of('Form'),
@@ -189,7 +221,10 @@ export async function openForSigning(document: Uint8Array): Promise<PDF> {
 export function stampParty(pdf: PDF, stamp: StampInput): void {
   const font = stamp.text ? pdf.embedFont(dejaVuFont(stamp.text.italic ? 'oblique' : 'regular')) : null;
   const name = font && stamp.text ? encodable(font, stamp.text.value) : null;
-  stampBoxes(pdf, stamp, name, font);
+  const captionFont = stamp.caption ? pdf.embedFont(dejaVuFont('regular')) : null;
+  const caption =
+    captionFont && stamp.caption ? { font: captionFont, text: encodable(captionFont, stamp.caption) } : null;
+  stampBoxes(pdf, stamp, name, font, caption);
 }
 
 /**

@@ -1,12 +1,14 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { CreatedAtColumn } from '../../../database/columns';
 
-export type SealKeyKind = 'root' | 'issuer' | 'seal';
+export type SealKeyKind = 'root' | 'issuer' | 'seal' | 'asp' | 'esp-ca' | 'esp';
 
 /**
  * Certificates and keys of the seals, shared by every API node through the database: the development root CA
  * (`root`), and per organisation the issuing CA that certifies each signer's one-time certificate (`issuer`) and the
- * certificate of the final seal (`seal`). Generated at first need, or imported from an organisation's PKCS#12.
+ * certificate of the final seal (`seal`); for Aadhaar eSign without a real ESP, the ASP's key (`asp`) and the built-in
+ * sandbox ESP's test CA (`esp-ca`) and signer (`esp`). Generated at first need, or imported from an organisation's
+ * PKCS#12.
  */
 @Entity('seal_keys')
 export class SealKeyEntity {
