@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm test: the whole suite on a fresh Debian machine.
 #  1. Debian packages (installed when run as root, else named)   2. build everything   3. lint
-#  4. API suite on SQLite   5. the same suite on a real MariaDB   6. Playwright journeys in Chromium
+#  4. API suite on SQLite   5. the same suite on a real MariaDB   6. the CLI's suite (a SoftHSMv2 token for the DSC
+#  signer)   7. Playwright journeys in Chromium
 # Ends with one line "tests: N passed, N failed" over every runner.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,9 @@ step "API suite on SQLite"
 
 step "API suite on MariaDB"
 (cd api && DB_ENGINE=mariadb npx jest --json --outputFile="$results/api-mariadb.json") || status=1
+
+step "CLI suite (DSC token signer on a SoftHSMv2 token)"
+(cd cli && npx jest --json --outputFile="$results/cli.json") || status=1
 
 step "Browser journeys (Playwright, Debian Chromium)"
 (cd tests && PLAYWRIGHT_JSON_OUTPUT_NAME="$results/e2e.json" npx playwright test -c playwright.config.ts --reporter=list,json) || status=1

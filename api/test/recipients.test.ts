@@ -263,9 +263,12 @@ describe('the recipient side of /v1: links, OTP, accept, reject, sign once, fail
       expect(refusal(await vikram.init(2))).toEqual(refused(RecipientMessages.methodNotAllowed));
       expect(refusal(await vikram.sign())).toEqual(refused(RecipientMessages.methodNotAllowed));
       expect((await vikram.init(9)).status).toBe(400);
+      // Aadhaar is the type's method: the page gets the ESP's address and the signed request to post there.
       const aadhaar = await vikram.init(0);
-      expect(aadhaar.status).toBe(503);
-      expect(aadhaar.body.message).toBe(RecipientMessages.gatewayUnavailable);
+      expect(aadhaar.status).toBe(200);
+      expect(aadhaar.body).toMatchObject({ method: 0, esp_url: expect.stringMatching(/\/esp-sandbox\/esign$/) });
+      expect(aadhaar.body.fields.msg).toMatch(/^<Esign ver="2\.1"/);
+      expect(refusal(await vikram.init(1))).toEqual(refused(RecipientMessages.methodNotAllowed));
       expect((await partyRow(t, refId, 2)).signatureSubmittedAt).toBeNull();
     });
 

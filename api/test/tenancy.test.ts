@@ -18,6 +18,13 @@ const PUBLIC_ROUTES = [
   'GET /docs/logos/:orgId.png',
   // Document links carry their own expiry and HMAC (checked by the route), as they open in a new tab.
   'GET /docs/files/:orgId/:id/:kind.pdf',
+  // The ESP's answer comes through the signer's browser from the ESP's page: its XML signature, txn and hash are the
+  // proof (test/aadhaar.test.ts). The sandbox ESP's pages stand in for an outside service.
+  'POST /v1/aadhaar/response/:orgId/:requestId',
+  'POST /esp-sandbox/esign',
+  'POST /esp-sandbox/session/:id/aadhaar',
+  'POST /esp-sandbox/session/:id/otp',
+  'POST /esp-sandbox/session/:id/cancel',
   'GET /sign-in',
   'GET /dashboard',
   'GET /drafts',

@@ -17,4 +17,5 @@ export const SIGNER_LINK_ROUTES = [
   'GET /v1/download/:orgId/:requestId',
   'POST /v1/failed/:orgId/:requestId',
   'GET /v1/retry/:orgId/:requestId',
+  'GET /v1/aadhaar_discrepancy_check/:requestId',
 ].sort();
