@@ -20,6 +20,8 @@ const people: Person[] = [
 ];
 
 let key = '';
+/** A valid Aadhaar number for the sandbox ESP (Verhoeff check digit; not a real one: UIDAI's test number). */
+const AADHAAR = '999999990019';
 
 async function staffKey(api: APIRequestContext): Promise<string> {
   const auth = Buffer.from(`${DEMO.username}:${DEMO.password}`).toString('base64');
@@ -239,41 +241,32 @@ test.describe('the recipient app', () => {
     await expect(page.getByTestId('pdf-canvas')).toHaveCount(0);
   });
 
-  test("the failed page: 'Retry Signing' until the attempts are exhausted", async ({ page }) => {
+  test("the failed page: Aadhaar cancelled at the sandbox ESP, 'Retry Signing' until the attempts are exhausted", async ({
+    page,
+  }) => {
     const refId = await sendRequest(page.request, [people[1]], { otp: false, signatureType: 'Dual' });
     await page.goto(await inviteLink(page.request, people[1].email, refId));
     await expect(page.getByTestId('pdf-canvas')).toHaveAttribute('data-rendered', 'true');
     await page.getByRole('button', { name: SignerTexts.accept, exact: true }).click();
     await page.getByRole('button', { name: SignerTexts.yes }).click();
-    await expect(page.getByTestId('accepted')).toBeVisible();
-    // Aadhaar is not reachable yet (its gateway comes with the next step): the start fails with the catalogue's toast.
-    await page.getByLabel(SignerTexts.methodAadhaar).check();
-    await expect(page.getByTestId('aadhaar-hint')).toContainText(SignerTexts.aadhaarHint);
-    await page.getByLabel(SignerTexts.confirmDetails).check();
-    await page.getByRole('button', { name: SignerTexts.proceed }).click();
-    await expect(page.getByText(Messages.aadhaarStartFailed)).toBeVisible();
-
-    const requestId = await page.evaluate(() => location.pathname);
-    expect(requestId).toContain(`/esign/demo/${refId}/1`);
-    const reference = await page.request.get(`/v1/reference/demo/${refId}/1`, {
-      headers: { 'x-sign-token': new URL(page.url()).searchParams.get('token') as string },
-    });
-    const party = (await reference.json()).request.requestId as string;
     for (let attempt = 1; attempt <= 3; attempt++) {
-      // A gateway sends the browser to the failed page after a failed attempt.
-      await page.goto(`/failed/demo/${party}`);
-      await expect(page.getByText(SignerTexts.redirecting)).toBeVisible();
-      // The Aadhaar start was refused before it was recorded, so no method is on record and the page names the
-      // electronic signature (the method every type offers).
-      await expect(page.getByText('Your attempt to e-Signature based Esign has failed!')).toBeVisible({
-        timeout: 10_000,
-      });
-      await expect(page.getByText(`Ref. ID ${refId} Request ID ${party}`)).toBeVisible();
-      await expect(page.getByText(/^Failure Reason: /)).toBeVisible();
+      await expect(page.getByTestId('accepted')).toBeVisible();
+      await page.getByLabel(SignerTexts.methodAadhaar).check();
+      await expect(page.getByTestId('aadhaar-hint')).toContainText(SignerTexts.aadhaarHint);
+      await page.getByLabel(SignerTexts.confirmDetails).check();
+      await page.getByRole('button', { name: SignerTexts.proceed }).click();
+      // The ESP's page (the built-in sandbox): the signer cancels there.
+      await expect(page).toHaveURL(/\/esp-sandbox\/esign$/);
+      await expect(page.getByRole('heading', { name: 'Aadhaar eSign' })).toBeVisible();
+      if (attempt === 1) await shot(page, 'signer-sandbox-esp');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await expect(page).toHaveURL(new RegExp(`/failed/demo/[0-9a-f-]{36}\\?errorCode=944&`));
+      await expect(page.getByText('Your attempt to Aadhaar based Esign has failed!')).toBeVisible({ timeout: 10_000 });
+      await expect(page.getByText('Failure Reason: 944')).toBeVisible();
+      await expect(page.getByText(new RegExp(`^Ref\\. ID ${refId} Request ID [0-9a-f-]{36}$`))).toBeVisible();
       if (attempt < 3) {
         await page.getByRole('button', { name: SignerTexts.retrySigning }).click();
         await expect(page).toHaveURL(new RegExp(`/esign/demo/${refId}/1\\?token=`));
-        await expect(page.getByTestId('accepted')).toBeVisible();
       }
     }
     await expect(page.getByTestId('exhausted')).toHaveText(SignerTexts.attemptsExhausted);
@@ -282,6 +275,48 @@ test.describe('the recipient app', () => {
     await page.goto(`/esign/demo/${refId}/1`);
     await expect(page.getByText(SignerTexts.statusSigning)).toBeVisible();
   });
+
+  for (const mismatch of [false, true])
+    test(
+      mismatch
+        ? "Aadhaar with a name on Aadhaar that differs: 'eSign rejected' with the server's message"
+        : "Aadhaar through the sandbox ESP: consent, Aadhaar number, the OTP sent to the phone, 'eSign successfully completed'",
+      async ({ page }) => {
+        const person = mismatch ? people[2] : people[0];
+        const refId = await sendRequest(page.request, [person], { otp: false, signatureType: 'Aadhaar' });
+        await page.goto(await inviteLink(page.request, person.email, refId));
+        await page.getByRole('button', { name: SignerTexts.accept, exact: true }).click();
+        await page.getByRole('button', { name: SignerTexts.yes }).click();
+        // A single type offers only itself.
+        await expect(page.getByLabel(SignerTexts.methodESignature)).toHaveCount(0);
+        await page.getByLabel(SignerTexts.methodAadhaar).check();
+        await page.getByLabel(SignerTexts.confirmDetails).check();
+        await page.getByRole('button', { name: SignerTexts.proceed }).click();
+        await expect(page).toHaveURL(/\/esp-sandbox\/esign$/);
+        await page.getByLabel(/I hereby authorise/).check();
+        await page.getByRole('textbox', { name: 'Aadhaar number' }).fill(AADHAAR);
+        if (mismatch) await page.getByLabel(/Name as on Aadhaar/).fill('Priya Raghavan');
+        await page.getByRole('button', { name: 'Get OTP' }).click();
+        await expect(page.getByRole('heading', { name: 'Enter the OTP' })).toBeVisible();
+        const sms = (await outbox(page.request, `+91${person.phone}`)).find((m) => m.kind === 'esp-otp');
+        const code = /\b(\d{6})\b/.exec(sms?.text ?? '')?.[1];
+        expect(code).toBeTruthy();
+        await page.getByRole('textbox', { name: 'OTP' }).fill(code as string);
+        await page.getByRole('button', { name: 'Verify and sign' }).click();
+        await expect(page).toHaveURL(/\/success\/demo\/[0-9a-f-]{36}$/);
+        if (mismatch) {
+          const rejected = page.getByTestId('discrepancy');
+          await expect(rejected).toContainText(SignerTexts.esignRejected);
+          await expect(rejected).toContainText(
+            `The name in your Aadhaar eSign certificate (Priya Raghavan) does not match the signer's name (${person.name}).`,
+          );
+          await shot(page, 'signer-aadhaar-discrepancy');
+        } else {
+          await expect(page.getByText(SignerTexts.successTitle)).toBeVisible({ timeout: 30_000 });
+          await shot(page, 'signer-aadhaar-success');
+        }
+      },
+    );
 
   test('a link opened again after completion shows the completed page with the date; a tampered token shows an error', async ({
     page,
