@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -104,7 +105,20 @@ export class EspKeys {
     const asp = await this.once('sandbox:asp', 'asp', () =>
       issueRsaLeaf(ca, { organisation: 'e-Sign', commonName: `ASP ${SANDBOX_ASP_ID}` }, now(), { years: 10 }),
     );
+    this.exportCa(ca.certPem);
     return { ca, esp, asp: { aspId: SANDBOX_ASP_ID, keyPem: asp.keyPem, certPem: asp.certPem } };
+  }
+
+  /** The sandbox CA's certificate beside the development CA's, for verifiers told to trust sandbox signatures. */
+  private exportCa(pem: string): void {
+    try {
+      const dir = join(this.config.dataDir, 'pki');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, 'sandbox-esp-ca.pem');
+      if (!existsSync(file) || readFileSync(file, 'utf8') !== pem) writeFileSync(file, pem);
+    } catch (err) {
+      this.log.warn(`could not write the sandbox ESP CA certificate: ${(err as Error).message}`);
+    }
   }
 
   /** The stored pair, or a new one stored unless another node got there first (then theirs). */
