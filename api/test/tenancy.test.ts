@@ -25,6 +25,9 @@ const PUBLIC_ROUTES = [
   'POST /esp-sandbox/session/:id/aadhaar',
   'POST /esp-sandbox/session/:id/otp',
   'POST /esp-sandbox/session/:id/cancel',
+  // The desktop signer agent logs in with the e-mail or phone of a request and an OTP sent there (test/dsc.test.ts).
+  'POST /v1/dsc/agent/login',
+  'POST /v1/dsc/agent/verify',
   'GET /sign-in',
   'GET /dashboard',
   'GET /drafts',

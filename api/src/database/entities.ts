@@ -1,6 +1,7 @@
 import { EsignTransactionEntity } from '../modules/aadhaar/esign-transaction.entity';
 import { SandboxSessionEntity } from '../modules/aadhaar/sandbox/sandbox-session.entity';
 import { ApiKeyEntity } from '../modules/auth/api-key.entity';
+import { DscAgentSessionEntity } from '../modules/dsc/dsc-agent-session.entity';
 import { LoginFailureEntity } from '../modules/auth/login-failure.entity';
 import { UserEntity } from '../modules/auth/user.entity';
 import { AuditEventEntity } from '../modules/audit/audit-event.entity';
@@ -35,4 +36,5 @@ export const ENTITIES = [
   SealKeyEntity,
   EsignTransactionEntity,
   SandboxSessionEntity,
+  DscAgentSessionEntity,
 ];

@@ -18,4 +18,5 @@ export const SIGNER_LINK_ROUTES = [
   'POST /v1/failed/:orgId/:requestId',
   'GET /v1/retry/:orgId/:requestId',
   'GET /v1/aadhaar_discrepancy_check/:requestId',
+  'POST /v1/dscToken/:orgId/:requestId',
 ].sort();

@@ -29,6 +29,14 @@ export class RecipientsController {
   }
 
   @SignerRoute()
+  @ApiOperation({ summary: "DSC: { usb_token } goes to the signer's desktop agent, which signs with the USB token." })
+  @Post('dscToken/:orgId/:requestId')
+  @HttpCode(200)
+  dscToken(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
+    return this.recipients.dscToken(signer, body ?? {}, ipOf(req));
+  }
+
+  @SignerRoute()
   @ApiOperation({
     summary:
       "Aadhaar eSign: 200 when the name in the signer's certificate matched theirs; 400 with the message and return_url",

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AadhaarModule } from '../aadhaar/aadhaar.module';
+import { DscModule } from '../dsc/dsc.module';
 import { IdentityModule } from '../identity/identity.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { RequestsModule } from '../requests/requests.module';
@@ -11,7 +12,7 @@ import { SignerLinkGuard } from './signer-link.guard';
 
 /** The recipient side of the /v1 contract: calls authorised by the party's link token. */
 @Module({
-  imports: [RequestsModule, SigningModule, IdentityModule, JobsModule, AadhaarModule],
+  imports: [RequestsModule, SigningModule, IdentityModule, JobsModule, AadhaarModule, DscModule],
   providers: [RecipientsService, OtpService, SignerLinkGuard],
   controllers: [RecipientsController],
 })

@@ -24,6 +24,7 @@ import {
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { AadhaarService } from '../aadhaar/aadhaar.service';
+import { DscService } from '../dsc/dsc.service';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
 import { LocationService } from '../identity/location/location.service';
@@ -113,6 +114,7 @@ export class RecipientsService {
     private readonly seal: SealQueue,
     private readonly runner: JobsRunner,
     private readonly aadhaar: AadhaarService,
+    private readonly dsc: DscService,
   ) {}
 
   private load(manager: EntityManager, ctx: SignerContext, lock: boolean): Promise<Loaded> {
@@ -279,7 +281,6 @@ export class RecipientsService {
     const loaded = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseSigning(req, me, parties, policyOf(org), method);
       if (refusal) throw refused(refusal);
-      if (method === SigningMethod.DSC) throw new AppError('UNAVAILABLE', RecipientMessages.gatewayUnavailable);
       if (me.signMethod !== method) {
         me.signMethod = method;
         me.updatedAt = this.clock.now();
@@ -292,6 +293,27 @@ export class RecipientsService {
     if (method !== SigningMethod.Aadhaar) return answer;
     // The prepared document and the signed <Esign> request the page posts to the ESP (DESIGN.md section 5).
     return { ...answer, ...(await this.aadhaar.start(loaded.req, loaded.me, loaded.org, ip)) };
+  }
+
+  /**
+   * POST /v1/dscToken/{orgId}/{requestId}: the USB token password for the signer's desktop agent, which signs with the
+   * token; answers once the signature is in the document (the page then polls the status). Refusals are 400 (hold-on).
+   */
+  async dscToken(ctx: SignerContext, body: Record<string, unknown>, ip: string | null) {
+    const loaded = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
+      const refusal = refuseSigning(req, me, parties, policyOf(org), SigningMethod.DSC);
+      if (refusal) throw refused(refusal);
+      if (me.signMethod !== SigningMethod.DSC) {
+        me.signMethod = SigningMethod.DSC;
+        me.updatedAt = this.clock.now();
+        await manager.save(PartyEntity, me);
+        await this.audit.recordParty(manager, me, 'party.method_chosen', ip, { method: SigningMethod.DSC });
+      }
+      return { req, me };
+    });
+    const answer = await this.dsc.sign(loaded.req, loaded.me, body?.usb_token, ip);
+    this.runner.nudge();
+    return answer;
   }
 
   /** GET /v1/aadhaar_discrepancy_check/{requestId}: did the name in the Aadhaar certificate match the party's? */

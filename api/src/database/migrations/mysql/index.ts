@@ -3,10 +3,12 @@ import { Init1795318066055 } from './1795318066055-Init';
 import { Requests1795332686535 } from './1795332686535-Requests';
 import { Signing1795375481026 } from './1795375481026-Signing';
 import { EsignTransactions1795390009432 } from './1795390009432-EsignTransactions';
+import { DscAgentSessions1795391435165 } from './1795391435165-DscAgentSessions';
 
 export const MYSQL_MIGRATIONS = [
   Init1795318066055,
   Requests1795332686535,
   Signing1795375481026,
   EsignTransactions1795390009432,
+  DscAgentSessions1795391435165,
 ];

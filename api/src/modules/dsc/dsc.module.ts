@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { NotificationsModule } from '../notifications/notifications.module';
+import { SigningModule } from '../signing/signing.module';
+import { DscAgents } from './dsc-agents';
+import { DscAgentController } from './dsc.controller';
+import { DscLoginService } from './dsc-login.service';
+import { DscService } from './dsc.service';
+
+/** DSC signing through the desktop signer agent (DESIGN.md section 5). */
+@Module({
+  imports: [SigningModule, NotificationsModule],
+  providers: [DscAgents, DscLoginService, DscService],
+  controllers: [DscAgentController],
+  exports: [DscService],
+})
+export class DscModule {}

@@ -1,0 +1,189 @@
+import { SigningMethod } from '@esign/contract';
+import type { AddressInfo } from 'node:net';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DscAgents } from '../src/modules/dsc/dsc-agents';
+import { EspKeys } from '../src/modules/aadhaar/esp-keys.service';
+import { verhoeffCheckDigit } from '../src/modules/aadhaar/protocol';
+import { AuditEventEntity } from '../src/modules/audit/audit-event.entity';
+import { DscAgentSessionEntity } from '../src/modules/dsc/dsc-agent-session.entity';
+import { OrganisationEntity } from '../src/modules/organisations/organisation.entity';
+import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
+import { SealPkiService } from '../src/modules/signing/pki/seal-pki.service';
+import { runPdfVerify } from './support/pdf-verify';
+import { SOFTHSM_MODULE, createTestToken, type TestToken } from './support/softhsm';
+import { drain, partyRow, requestRow, sendForSigning, signAs, signedPdf } from './support/signing';
+import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
+
+const PIN = '4719-3385';
+const ASHA = { name: 'Asha Rao', email: 'asha@example.in', phoneNumber: '+91 98765 43210' };
+const VIKRAM = { name: 'Vikram Shah', email: 'vikram@example.in', phoneNumber: '9123456789' };
+const PRIYA = { name: 'Priya Menon', email: 'priya@example.in', phoneNumber: '9988776655' };
+
+const latestOtpTo = async (t: TestApp, to: string) => {
+  const msg = await t.db.getRepository(OutboxMessageEntity).findOne({ where: { to }, order: { id: 'DESC' } });
+  return /\b(\d{6})\b/.exec(msg?.text ?? '')![1];
+};
+
+describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request with Aadhaar and e-Signature', () => {
+  let t: TestApp;
+  let key: string;
+  let server: string;
+  let token: TestToken;
+  let agent: ChildProcessWithoutNullStreams | null = null;
+  let printed = '';
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    server = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+    key = await orgApiKey(t, 'acme');
+    // DSC is offered only when the organisation links its signer app.
+    await t.db
+      .getRepository(OrganisationEntity)
+      .update({ id: 'acme' }, { dscDownloadUrl: 'https://example.in/signer' });
+    // The ESP's 30-minute certificate is checked by pdfsig at the real time: the test clock is brought to now.
+    t.clock.advance(Math.max(0, (Date.now() - t.clock.now().getTime()) / 1000));
+    token = createTestToken(VIKRAM.name, 'VIKRAM', PIN);
+  });
+
+  afterAll(async () => {
+    agent?.kill('SIGINT');
+    token?.cleanup();
+    await t.close();
+  });
+
+  it("the agent logs in with the request's e-mail and an OTP, then signs; a wrong password is the hold-on message", async () => {
+    const { refId, tokens } = await sendForSigning(
+      t,
+      key,
+      'acme',
+      {
+        fixture: 'us_constitution.pdf',
+        otpRequired: false,
+        recipients: [
+          { ...ASHA, observer: false, signature_type: 'Aadhaar' },
+          { ...VIKRAM, observer: false, signature_type: 'DSC' },
+          { ...PRIYA, observer: false, signature_type: 'e-Signature' },
+        ],
+      },
+      [1, 2, 3].map((order) => ({ order, pageNo: [order] })),
+    );
+
+    // Before the agent is there: the hold-on message says what to do.
+    const vikram = { 'x-sign-token': tokens[2] };
+    const ref = await t.http.get(`/v1/reference/acme/${refId}/2`).set(vikram).expect(200);
+    const requestId = ref.body.request.requestId as string;
+    expect(ref.body.request.signing_methods ?? [SigningMethod.DSC]).toContain(SigningMethod.DSC);
+    await t.http.post(`/v1/signer_details/acme/${refId}/2`).set(vikram).send({ status: 'signing' }).expect(200);
+    const early = await t.http.post(`/v1/dscToken/acme/${requestId}`).set(vikram).send({ usb_token: PIN }).expect(400);
+    expect(early.body.message).toBe(
+      'The signer app is not connected. Open it, log in with vikram@example.in and keep it open, then try again.',
+    );
+
+    // The agent, as the signer runs it on their computer: `esign-cli dsc-agent`, logging in with the e-mail of the
+    // request and the OTP sent there (typed at its prompt), then keeping its WebSocket open.
+    const cli = join(__dirname, '..', '..', 'cli', 'dist', 'index.js');
+    if (!existsSync(cli)) throw new Error(`${cli} is missing: build the CLI first (npm run build -w cli)`);
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        'dsc-agent',
+        '--server',
+        server,
+        '--identifier',
+        VIKRAM.email,
+        '--module',
+        SOFTHSM_MODULE,
+        '--token',
+        token.label,
+      ],
+      { env: token.env },
+    );
+    agent = child;
+    child.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (printed += d.toString()));
+    await until(() => printed.includes('One-time code sent to'));
+    child.stdin.write(`${await latestOtpTo(t, VIKRAM.email)}\n`);
+    await until(() => t.app.get(DscAgents).find([VIKRAM.email]) !== null);
+
+    const wrong = await t.http
+      .post(`/v1/dscToken/acme/${requestId}`)
+      .set(vikram)
+      .send({ usb_token: '0000-0000' })
+      .expect(400);
+    expect(wrong.body.message).toBe('The USB token password is wrong.');
+    expect((await partyRow(t, refId, 2)).status).toBe('signing');
+    await t.http.post(`/v1/dscToken/acme/${requestId}`).set(vikram).send({ usb_token: PIN }).expect(200);
+    const status = await t.http.get(`/v1/request/acme/${requestId}`).set(vikram).expect(200);
+    expect(status.body).toMatchObject({ status: 'completed', signature_type: SigningMethod.DSC });
+
+    // Asha through the sandbox ESP, Priya electronically; the seal completes it.
+    await signAadhaar(t, refId, tokens[1]);
+    await signAs(t, { orgId: 'acme', refId, order: 3, token: tokens[3], email: PRIYA.email });
+    await drain(t);
+    expect((await requestRow(t, refId)).status).toBe('completed');
+
+    const sandbox = await t.app.get(EspKeys).sandbox();
+    const root = await t.app.get(SealPkiService).rootCertificatePem();
+    const verified = runPdfVerify(await signedPdf(t, refId), [sandbox.ca.certPem, token.caPem, root]);
+    expect(verified.signatures.map((s) => [s.signer, s.valid, s.trusted]).sort()).toEqual(
+      [
+        ['Asha Rao', true, true],
+        ['Vikram Shah', true, true],
+        ['Priya Menon', true, true],
+        ['Org acme Document Seal', true, true],
+      ].sort(),
+    );
+    expect(verified.ok).toBe(true);
+
+    // The password is in no stored row and in nothing the agent printed.
+    const rows = [
+      ...(await t.db.getRepository(AuditEventEntity).find()),
+      ...(await t.db.getRepository(OutboxMessageEntity).find()),
+      ...(await t.db.getRepository(DscAgentSessionEntity).find()),
+    ];
+    expect(JSON.stringify(rows)).not.toContain(PIN);
+    expect(printed).not.toContain(PIN);
+  });
+});
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The Aadhaar signer through the sandbox ESP's pages, as in aadhaar.test.ts. */
+async function signAadhaar(t: TestApp, refId: number, linkToken: string): Promise<void> {
+  const h = { 'x-sign-token': linkToken };
+  const ref = await t.http.get(`/v1/reference/acme/${refId}/1`).set(h).expect(200);
+  const requestId = ref.body.request.requestId as string;
+  await t.http.post(`/v1/signer_details/acme/${refId}/1`).set(h).send({ status: 'signing' }).expect(200);
+  const init = await t.http.get(`/v1/init/acme/${requestId}?method=0`).set(h).expect(200);
+  const page = await t.http.post('/esp-sandbox/esign').type('form').send({ msg: init.body.fields.msg }).expect(200);
+  const action = new URL(/action="([^"]+)\/aadhaar"/.exec(page.text)![1]).pathname;
+  const aadhaar = '23456789012' + verhoeffCheckDigit('23456789012');
+  await t.http.post(`${action}/aadhaar`).type('form').send({ consent: 'yes', aadhaar, name: 'Asha Rao' }).expect(200);
+  const sms = await t.db
+    .getRepository(OutboxMessageEntity)
+    .findOne({ where: { kind: 'esp-otp' }, order: { id: 'DESC' } });
+  const answer = await t.http
+    .post(`${action}/otp`)
+    .type('form')
+    .send({ otp: /\b(\d{6})\b/.exec(sms!.text)![1] })
+    .expect(200);
+  const msg = /name="msg" value="([^"]*)"/
+    .exec(answer.text)![1]
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+  await t.http.post(`/v1/aadhaar/response/acme/${requestId}`).type('form').send({ msg }).expect(303);
+}
