@@ -1,7 +1,10 @@
 import { Messages, RecipientMessages, SignerTexts, StaffRoutes } from '@esign/contract';
 import type { APIRequestContext, Page } from '@playwright/test';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { DEMO, expect, fixture, shot, test } from './fixtures';
+import { SOFTHSM_MODULE, createTestToken } from './softhsm';
 
 /**
  * The recipient's journeys through signer-web (spec section 4): the link from the invitation e-mail, OTP, the
@@ -380,6 +383,69 @@ test.describe('the recipient app', () => {
       await expect(page.getByLabel(SignerTexts.confirmDetails)).not.toBeChecked();
       await expect(proceed).toBeDisabled();
     });
+  });
+
+  test('DSC with the signer agent and a USB token (SoftHSMv2): a wrong password is the hold-on page, the right one signs', async ({
+    page,
+    baseURL,
+  }) => {
+    test.setTimeout(120_000);
+    const person = people[1];
+    const token = createTestToken(person.name, 'E2E-DSC', '2468-1357');
+    const cli = path.join(__dirname, '..', '..', 'cli', 'dist', 'index.js');
+    let agent: ChildProcessWithoutNullStreams | null = null;
+    try {
+      await withOrgSettings(page, { dsc_download_url: 'https://downloads.example.org/esign-signer' }, async () => {
+        const refId = await sendRequest(page.request, [person], { otp: false, signatureType: 'DSC' });
+        const link = await inviteLink(page.request, person.email, refId);
+        // The signer starts the agent on their computer and logs in with the request's e-mail and the OTP.
+        agent = spawn(
+          process.execPath,
+          [
+            cli,
+            'dsc-agent',
+            '--server',
+            baseURL as string,
+            '--identifier',
+            person.email,
+            '--module',
+            SOFTHSM_MODULE,
+            '--token',
+            token.label,
+          ],
+          { env: token.env },
+        );
+        let printed = '';
+        agent.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+        agent.stderr.on('data', (d: Buffer) => (printed += d.toString()));
+        await expect.poll(() => printed, { timeout: 20_000 }).toContain('One-time code sent to');
+        const otp = (await outbox(page.request, person.email)).find((m) => /signer app/.test(m.text));
+        agent.stdin.write(`${/\b(\d{6})\b/.exec(otp?.text ?? '')?.[1]}\n`);
+        await expect.poll(() => printed, { timeout: 20_000 }).toMatch(/[Cc]onnected/);
+
+        await page.goto(link);
+        await page.getByRole('button', { name: SignerTexts.accept, exact: true }).click();
+        await page.getByRole('button', { name: SignerTexts.yes }).click();
+        await page.getByLabel(SignerTexts.methodDsc).check();
+        await page.getByTestId('dsc-panel').getByPlaceholder(SignerTexts.dscPasswordPlaceholder).fill('0000-0000');
+        await page.getByLabel(SignerTexts.confirmDetails).check();
+        await page.getByRole('button', { name: SignerTexts.proceed }).click();
+        await expect(page.getByTestId('hold-on')).toContainText('The USB token password is wrong.');
+        await shot(page, 'signer-dsc-wrong-password');
+
+        await page.goto(link);
+        await page.getByLabel(SignerTexts.methodDsc).check();
+        await page.getByTestId('dsc-panel').getByPlaceholder(SignerTexts.dscPasswordPlaceholder).fill(token.pin);
+        await page.getByLabel(SignerTexts.confirmDetails).check();
+        await page.getByRole('button', { name: SignerTexts.proceed }).click();
+        await expectSuccess(page);
+        await shot(page, 'signer-dsc-success');
+        expect(printed).not.toContain(token.pin);
+      });
+    } finally {
+      (agent as ChildProcessWithoutNullStreams | null)?.kill('SIGINT');
+      token.cleanup();
+    }
   });
 
   test('a second tab submitting after the first has signed gets the hold-on page with the server message', async ({
