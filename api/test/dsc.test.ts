@@ -2,6 +2,7 @@ import { SigningMethod } from '@esign/contract';
 import type { AddressInfo } from 'node:net';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { DscAgents } from '../src/modules/dsc/dsc-agents';
 import { EspKeys } from '../src/modules/aadhaar/esp-keys.service';
@@ -33,9 +34,17 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
   let token: TestToken;
   let agent: ChildProcessWithoutNullStreams | null = null;
   let printed = '';
+  const logLines: string[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // Every API log line (debug and up) is kept, to prove the password is in none of them.
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logLines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    t = await startTestApp({ LOG_LEVEL: 'debug' }, { logDestination: sink });
     await t.app.listen(0, '127.0.0.1');
     server = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
@@ -148,6 +157,9 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
     ];
     expect(JSON.stringify(rows)).not.toContain(PIN);
     expect(printed).not.toContain(PIN);
+    expect(logLines.length).toBeGreaterThan(20);
+    expect(logLines.join('')).not.toContain(PIN);
+    expect(logLines.join('')).toContain('/v1/dscToken/acme/');
   });
 });
 
