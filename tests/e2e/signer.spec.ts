@@ -4,7 +4,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEMO, expect, fixture, shot, test } from './fixtures';
-import { SOFTHSM_MODULE, createTestToken } from './softhsm';
+// The same throwaway SoftHSMv2 token the API's DSC test makes.
+import { SOFTHSM_MODULE, createTestToken } from '../../api/test/support/softhsm';
 
 /**
  * The recipient's journeys through signer-web (spec section 4): the link from the invitation e-mail, OTP, the

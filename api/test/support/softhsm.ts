@@ -17,7 +17,8 @@ export interface TestToken {
 /**
  * A throwaway SoftHSMv2 token holding an RSA signing key and its certificate (CN as given) from a test CA made with
  * openssl, imported with OpenSC's pkcs11-tool as the notes describe. Only child processes see it (SOFTHSM2_CONF in
- * `env`), so the API test never loads the module itself.
+ * `env`), so the tests never load the module themselves (api/test/dsc.test.ts and the DSC journey in
+ * tests/e2e/signer.spec.ts).
  */
 export function createTestToken(commonName: string, label = 'DSC-TEST', pin = '1234'): TestToken {
   const dir = mkdtempSync(join(tmpdir(), 'esign-softhsm-'));
