@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { JobsRunner } from '../../src/modules/jobs/jobs.runner';
 import { OutboxMessageEntity } from '../../src/modules/notifications/outbox-message.entity';
 import { PartyEntity } from '../../src/modules/requests/party.entity';
 import { RequestEntity } from '../../src/modules/requests/request.entity';
+import { runPdfVerify } from './pdf-verify';
 import { SealPkiService } from '../../src/modules/signing/pki/seal-pki.service';
 import { DocumentStorage } from '../../src/modules/storage/document-storage';
 import { sharedDir } from './fixtures';
@@ -190,41 +191,12 @@ export interface Verified {
   qpdf: { exitCode: number; warnings: string[]; newWarnings: string[] };
 }
 
-/** qpdf --check's warnings without the file's path, so two files' warnings can be compared. */
-function qpdfWarnings(file: string): string[] {
-  const run = spawnSync('qpdf', ['--check', file], { encoding: 'utf8' });
-  return `${run.stdout}\n${run.stderr}`
-    .split('\n')
-    .filter((line) => /WARNING/i.test(line))
-    .map((line) => line.split(file).join('FILE'));
-}
-
 /**
  * The shared pdf-verify tool (pdfsig trusting the development root CA, qpdf's errors), and qpdf's warnings compared
- * with the original's here: pdf-verify compares whole warning lines, which carry each file's own path.
+ * with the original's (support/pdf-verify.ts).
  */
 export async function verifyPdf(t: TestApp, pdf: Buffer, original?: Buffer, caPem?: string): Promise<Verified> {
-  const dir = mkdtempSync(join(tmpdir(), 'esign-verify-'));
-  try {
-    writeFileSync(join(dir, 'signed.pdf'), pdf);
-    writeFileSync(join(dir, 'ca.pem'), caPem ?? (await t.app.get(SealPkiService).rootCertificatePem()));
-    const args = [join(dir, 'signed.pdf'), '--ca', join(dir, 'ca.pem')];
-    const run = spawnSync(join(sharedDir(), 'tools', 'pdf-verify'), args, { encoding: 'utf8' });
-    if (!run.stdout) throw new Error(`pdf-verify failed: ${run.stderr}`);
-    const verified = JSON.parse(run.stdout) as Verified;
-    if (original) {
-      writeFileSync(join(dir, 'original.pdf'), original);
-      const before = new Set(qpdfWarnings(join(dir, 'original.pdf')));
-      verified.qpdf.newWarnings = qpdfWarnings(join(dir, 'signed.pdf')).filter((w) => !before.has(w));
-      if (verified.qpdf.newWarnings.length) {
-        verified.ok = false;
-        verified.problems.push(`qpdf warnings the original did not have: ${verified.qpdf.newWarnings.join('; ')}`);
-      }
-    }
-    return verified;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return runPdfVerify(pdf, [caPem ?? (await t.app.get(SealPkiService).rootCertificatePem())], original);
 }
 
 /** One page rendered grey by pdftoppm: width, height and one byte per pixel. */
