@@ -13,7 +13,6 @@ export const RecipientMessages = {
   otpFirst: 'Please verify the OTP sent to you before signing.',
   methodNotAllowed: 'This signing method is not allowed for this document.',
   methodInvalid: 'Please select a signing method: 0 (Aadhaar), 1 (DSC) or 2 (e-Signature).',
-  gatewayUnavailable: 'This signing method is not available yet. Please choose another one.',
   requestCompleted: 'This document has already been signed by every party.',
   requestRejected: 'This document has been rejected and can no longer be signed.',
   requestExpired: 'The signature request has expired.',
