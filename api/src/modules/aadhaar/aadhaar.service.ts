@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { RecipientMessages, SigningMethod } from '@esign/contract';
 import { ContentInfo, SignedData } from '@peculiar/asn1-cms';
-import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import { AsnConvert } from '@peculiar/asn1-schema';
 import * as x509 from '@peculiar/x509';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -12,7 +12,7 @@ import { AuditService } from '../audit/audit.service';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { PartyEntity } from '../requests/party.entity';
 import type { RequestEntity } from '../requests/request.entity';
-import { embedExternal, prepareExternal } from '../signing/pdf/external';
+import { embedExternal, messageDigestOf, prepareExternal } from '../signing/pdf/external';
 import { certificateInfo } from '../signing/pki/certificates';
 import { SealService } from '../signing/seal.service';
 import { SealQueue } from '../signing/seal.queue';
@@ -23,7 +23,6 @@ import { buildEsignRequest, parseEsignResponse, signEnveloped } from './protocol
 
 /** How long an Aadhaar eSign may take from the form post to the ESP's answer. */
 const TRANSACTION_MINUTES = 30;
-const MESSAGE_DIGEST_OID = '1.2.840.113549.1.9.4';
 
 export const AadhaarMessages = {
   answerInvalid: 'The eSign answer could not be verified. Nothing was signed; please try again.',
@@ -282,9 +281,8 @@ export function cmsSigner(cmsDer: Uint8Array): { certificatePem: string; digestH
   const info = AsnConvert.parse(cmsDer, ContentInfo);
   const signedData = AsnConvert.parse(info.content, SignedData);
   const signerInfo = signedData.signerInfos[0];
-  const digest = signerInfo?.signedAttrs?.find((a) => a.attrType === MESSAGE_DIGEST_OID)?.attrValues[0];
-  if (!signerInfo || !digest) throw new Error('no signer or messageDigest');
-  const digestHex = Buffer.from(AsnConvert.parse(digest, OctetString).buffer).toString('hex');
+  if (!signerInfo) throw new Error('no signer');
+  const digestHex = Buffer.from(messageDigestOf(cmsDer)).toString('hex');
   const certs = (signedData.certificates ?? [])
     .map((c) => c.certificate)
     .filter((c): c is NonNullable<typeof c> => Boolean(c))

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Limits } from '@esign/contract';
-import { createHash, createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { DataSource, In, MoreThan } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { NotificationsService } from '../notifications/notifications.service';
 import { PartyEntity } from '../requests/party.entity';
+import { AppSecretService } from '../secrets/app-secret.service';
 import { DscAgentSessionEntity } from './dsc-agent-session.entity';
 
 const TOKEN_HOURS = 12;
@@ -44,10 +45,12 @@ export class DscLoginService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly clock: Clock,
     private readonly notifications: NotificationsService,
+    private readonly secrets: AppSecretService,
   ) {}
 
-  private otpHash(id: string, otp: string): string {
-    return createHmac('sha256', `dsc-agent:${id}`).update(otp).digest('hex');
+  /** Keyed with the application's secret, as the signing OTPs are. */
+  private async otpHash(id: string, otp: string): Promise<string> {
+    return (await this.secrets.hmac('dsc-agent-otp', `${id}:${otp}`)).toString('hex');
   }
 
   async login(identifierValue: unknown): Promise<{ code: 200; loginId: string; message: string }> {
@@ -68,12 +71,14 @@ export class DscLoginService {
       ],
       order: { updatedAt: 'DESC' },
     });
+    // Hashed before the transaction: the secret may be read (or made) through another connection.
+    const otpHash = party ? await this.otpHash(id, otp) : sha256(randomBytes(32).toString('hex'));
     await this.db.transaction(async (manager) => {
       await manager.insert(DscAgentSessionEntity, {
         id,
         identifier,
         // Without a request for that address no OTP is sent, and none can match.
-        otpHash: party ? this.otpHash(id, otp) : sha256(randomBytes(32).toString('hex')),
+        otpHash,
         otpAttempts: 0,
         tokenHash: null,
         createdAt: now,
@@ -112,7 +117,7 @@ export class DscLoginService {
       .where('id = :id AND otp_attempts < :max AND token_hash IS NULL', { id, max: OTP_ATTEMPTS })
       .execute();
     if (!taken.affected) throw new AppError('TOO_MANY_ATTEMPTS', DscMessages.tooMany);
-    if (!timingSafeEqual(Buffer.from(session.otpHash, 'hex'), Buffer.from(this.otpHash(id, otp), 'hex')))
+    if (!timingSafeEqual(Buffer.from(session.otpHash, 'hex'), Buffer.from(await this.otpHash(id, otp), 'hex')))
       throw new AppError('VALIDATION_FAILED', DscMessages.otpInvalid);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + TOKEN_HOURS * 3_600_000);

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { NotificationsService } from '../../notifications/notifications.service';
 import { PartyEntity } from '../../requests/party.entity';
+import { AppSecretService } from '../../secrets/app-secret.service';
 import { signDigestCms } from '../../signing/pdf/external';
 import { issueRsaLeaf } from '../../signing/pki/certificates';
 import { EsignTransactionEntity } from '../esign-transaction.entity';
@@ -55,14 +56,16 @@ export class SandboxEspService {
     private readonly keys: EspKeys,
     private readonly notifications: NotificationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly secrets: AppSecretService,
   ) {}
 
   private action(id: string): string {
     return `${this.config.publicUrl}/esp-sandbox/session/${id}`;
   }
 
-  private otpHash(id: string, otp: string): string {
-    return createHmac('sha256', `esp-sandbox:${id}`).update(otp).digest('hex');
+  /** Keyed with the application's secret, as the signing OTPs are: the stored hash alone cannot be brute-forced. */
+  private async otpHash(id: string, otp: string): Promise<string> {
+    return (await this.secrets.hmac('esp-sandbox-otp', `${id}:${otp}`)).toString('hex');
   }
 
   /** POST /esp-sandbox/esign: the ASP's request, posted by the signer's browser. */
@@ -142,6 +145,8 @@ export class SandboxEspService {
     if (!name || name.length > 200) return again(SandboxMessages.name);
     if (!session.phone) return { status: 400, html: errorPage('No mobile number is linked to this eSign.') };
     const otp = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    // Hashed before the transaction: the secret may be read (or made) through another connection.
+    const otpHash = await this.otpHash(id, otp);
     await this.db.transaction(async (manager) => {
       await manager.update(
         SandboxSessionEntity,
@@ -150,7 +155,7 @@ export class SandboxEspService {
           status: 'otp',
           aadhaarLast4: aadhaar.slice(-4),
           residentName: name,
-          otpHash: this.otpHash(id, otp),
+          otpHash,
           otpAttempts: 0,
         },
       );
@@ -194,7 +199,7 @@ export class SandboxEspService {
       .execute();
     if (!taken.affected) return this.cancel(id, '944', SandboxMessages.otpExhausted);
     const expected = Buffer.from(session.otpHash, 'hex');
-    const given = Buffer.from(this.otpHash(id, otp), 'hex');
+    const given = Buffer.from(await this.otpHash(id, otp), 'hex');
     if (!timingSafeEqual(expected, given)) {
       if (session.otpAttempts + 1 >= OTP_TRIES) return this.cancel(id, '944', SandboxMessages.otpExhausted);
       return {
