@@ -2,7 +2,7 @@
 # Installs the Debian packages the test suite needs when they are missing: as root with apt-get, otherwise it says
 # what to install and fails. Chromium for the browser journeys, MariaDB for the API suite's second engine,
 # poppler-utils, qpdf and libnss3-tools for checking signed PDFs, SoftHSMv2 and OpenSC's pkcs11-tool for the DSC
-# tests (a software USB token).
+# tests (a software USB token), ffmpeg for the liveness videos (decoding them on the server, making the fake camera's).
 set -euo pipefail
 
 declare -A NEED=(
@@ -14,6 +14,7 @@ declare -A NEED=(
   [fonts-dejavu-core]=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
   [softhsm2]=/usr/lib/softhsm/libsofthsm2.so
   [opensc]=/usr/bin/pkcs11-tool
+  [ffmpeg]=/usr/bin/ffmpeg
 )
 missing=()
 for pkg in "${!NEED[@]}"; do

@@ -54,6 +54,8 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   // Signature images and face captures arrive as data: URLs in JSON (1 MB images, a third more in base64); every other
   // JSON body stays under 1 MB. The first parser that reads a body marks it parsed, so the general one skips these.
   app.use(SIGNER_IMAGE_ROUTES, json({ limit: '2mb' }));
+  // The liveness video: at most Limits.videoMaxBytes (8 MB) decoded, a third more as base64.
+  app.use('/v1/liveness', json({ limit: '11mb' }));
   app.useBodyParser('json', { limit: '1mb' });
   app.useBodyParser('urlencoded', { limit: '1mb', extended: false });
   app.use(multipartMiddleware);
@@ -72,6 +74,11 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
         ),
     }),
   );
+
+  // The face models for the signer's browser: the very files the API scores with (api/models/face), loaded only when
+  // the organisation asks for face or liveness checks; their names change with their content (manifest), so a day.
+  if (existsSync(config.faceModelsDir))
+    app.useStaticAssets(config.faceModelsDir, { prefix: '/models/face/', index: false, maxAge: '1d' });
 
   // The built web apps' assets (their gzip copies first); their pages are answered by WebController.
   app.use(precompressed([config.webRoots.admin, config.webRoots.signer], 3600));

@@ -1,3 +1,6 @@
+/**
+ * @jest-environment ./test/support/onnx-environment.js
+ */
 import { Limits, Messages, RecipientMessages } from '@esign/contract';
 import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
 import { PartyEntity } from '../src/modules/requests/party.entity';

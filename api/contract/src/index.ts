@@ -9,3 +9,4 @@ export * from './templates';
 export * from './webhooks';
 export * from './recipients';
 export * from './validation';
+export * from './face';

@@ -20,6 +20,10 @@ export const Limits = {
   /** How long the link to the completed document in the completion message works. */
   completedLinkDays: 30,
   videoRecordingMs: 4500,
+  /** A liveness recording (decoded from its data: URL); 4.5 s of 640×480 WebM is about 1 to 3 MB. */
+  videoMaxBytes: 8_388_608,
+  /** Liveness videos one party may have analysed (each takes seconds of server time). */
+  livenessMaxAttempts: 10,
   toastMs: 3000,
   templateWarningToastMs: 1500,
   inviteSentToastMs: 2000,

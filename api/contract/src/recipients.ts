@@ -35,6 +35,15 @@ export const RecipientMessages = {
     'eSign is not allowed from your current location ({country}). Please contact the sender of the document.',
   faceNeeded: 'Please capture your face before signing.',
   selfieInvalid: 'The face capture must be a PNG or JPEG image of at most 1 MB.',
+  noFace: 'No face detected. Please re-capture.',
+  manyFaces: 'More than one face is in the picture. Please re-capture with only your face.',
+  livenessNeeded: 'Please record the face video before signing.',
+  livenessFailed:
+    "We couldn't verify your face. Please try again with better lighting and ensure your face is fully visible.",
+  livenessNotAsked: 'This organisation does not ask for a face video.',
+  videoInvalid: 'The face video must be a WebM or MP4 recording (a data: URL) of at most 8 MB.',
+  videoUnreadable: 'The face video could not be read. Please record it again.',
+  livenessTooMany: 'Too many face videos were sent. Please contact the sender of the document.',
   signatureTooLarge: 'The signature image must be smaller than 1MB.',
   signatureKindInvalid: "The signature must be 'drawn', 'typed' or 'uploaded'.",
   signatureStyleInvalid: "The typed signature style must be 'normal' or 'italic'.",
@@ -251,6 +260,24 @@ export interface LocationResponse {
   remark: string | null;
   country: string | null;
   in_india: boolean;
+}
+
+/**
+ * POST /v1/liveness: the blink check's answer, in the shape of the third-party service the specification names
+ * (code 200 or 400; data.liveliness_score.value). `passed` is the server's decision against the organisation's
+ * threshold; signing is refused until a video passed.
+ */
+export interface LivenessResponse {
+  code: 200 | 400;
+  message: string;
+  passed: boolean;
+  data: {
+    liveliness_score: { value: number };
+    threshold: number;
+    blinks: number;
+    frames: number;
+    frames_with_face: number;
+  };
 }
 
 export interface InitResponse {

@@ -172,6 +172,8 @@ export interface AppConfig {
   seedDemo: boolean;
   /** Where the built web apps live; the server answers 503 on their routes when they are not built. */
   webRoots: { admin: string; signer: string };
+  /** The face detector and landmark ONNX models (api/models/face, written by npm run build). */
+  faceModelsDir: string;
   /**
    * The durable job runner: on by default, off under NODE_ENV=test (tests run due jobs with JobsRunner.drain()).
    * leaseSeconds: a running job whose runner stopped renewing it for that long is run again by another runner.
@@ -296,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
     },
     seedDemo: envName !== 'production',
     webRoots: { admin: resolve(repoRoot, 'admin', 'dist'), signer: resolve(repoRoot, 'signer-web', 'dist') },
+    faceModelsDir: resolve(repoRoot, 'api', 'models', 'face'),
     jobs: {
       runner: (dto.JOBS_RUNNER ?? (envName === 'test' ? 'off' : 'on')) === 'on',
       pollMs: dto.JOBS_POLL_MS ?? 1000,

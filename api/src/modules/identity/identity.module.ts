@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { FaceService } from './face/face.service';
 import { LocationService } from './location/location.service';
 
-/** Checks of who and where the signer is: location now; face capture and liveness come with step 7. */
-@Module({ providers: [LocationService], exports: [LocationService] })
+/** Checks of who and where the signer is: location, face capture and liveness (DESIGN.md section 6). */
+@Module({ providers: [LocationService, FaceService], exports: [LocationService, FaceService] })
 export class IdentityModule {}

@@ -3,6 +3,7 @@ import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { SignerDetailsInput } from '@esign/contract';
 import type { Request } from 'express';
 import { uploadedFile } from '../requests/v1-requests.controller';
+import { LivenessService } from './liveness.service';
 import { OtpService } from './otp.service';
 import { RecipientsService } from './recipients.service';
 import { Signer, SignerRoute, type SignerContext } from './signer-link.guard';
@@ -19,6 +20,7 @@ export class RecipientsController {
   constructor(
     private readonly recipients: RecipientsService,
     private readonly otp: OtpService,
+    private readonly liveness: LivenessService,
   ) {}
 
   @SignerRoute()
@@ -94,6 +96,17 @@ export class RecipientsController {
   @Get('video_org_status/:orgId')
   videoOrgStatus(@Signer() signer: SignerContext) {
     return this.recipients.videoOrgStatus(signer);
+  }
+
+  @SignerRoute()
+  @ApiOperation({
+    summary:
+      'Liveness: { video_file } (the 4.5 s recording as a data: URL) is scored for blinks; data.liveliness_score.value, passed against the threshold.',
+  })
+  @Post('liveness/:orgId/:requestId')
+  @HttpCode(200)
+  livenessCheck(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
+    return this.liveness.check(signer, body ?? {}, ipOf(req));
   }
 
   @SignerRoute()

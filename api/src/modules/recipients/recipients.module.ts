@@ -5,6 +5,7 @@ import { IdentityModule } from '../identity/identity.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { RequestsModule } from '../requests/requests.module';
 import { SigningModule } from '../signing/signing.module';
+import { LivenessService } from './liveness.service';
 import { OtpService } from './otp.service';
 import { RecipientsController } from './recipients.controller';
 import { RecipientsService } from './recipients.service';
@@ -13,7 +14,7 @@ import { SignerLinkGuard } from './signer-link.guard';
 /** The recipient side of the /v1 contract: calls authorised by the party's link token. */
 @Module({
   imports: [RequestsModule, SigningModule, IdentityModule, JobsModule, AadhaarModule, DscModule],
-  providers: [RecipientsService, OtpService, SignerLinkGuard],
+  providers: [RecipientsService, OtpService, LivenessService, SignerLinkGuard],
   controllers: [RecipientsController],
 })
 export class RecipientsModule {}

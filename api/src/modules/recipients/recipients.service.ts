@@ -27,6 +27,7 @@ import { AadhaarService } from '../aadhaar/aadhaar.service';
 import { DscService } from '../dsc/dsc.service';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
+import { FaceService } from '../identity/face/face.service';
 import { LocationService } from '../identity/location/location.service';
 import { JobsRunner } from '../jobs/jobs.runner';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
@@ -70,6 +71,7 @@ function policyOf(org: OrganisationEntity): RulePolicy {
     faceCapture: org.faceCapture,
     aadhaarFaceCapture: org.aadhaarFaceCapture,
     esignatureFaceCapture: org.esignatureFaceCapture,
+    liveVideo: org.liveVideo,
   };
 }
 
@@ -115,6 +117,7 @@ export class RecipientsService {
     private readonly runner: JobsRunner,
     private readonly aadhaar: AadhaarService,
     private readonly dsc: DscService,
+    private readonly face: FaceService,
   ) {}
 
   private load(manager: EntityManager, ctx: SignerContext, lock: boolean): Promise<Loaded> {
@@ -185,6 +188,7 @@ export class RecipientsService {
     if (status !== 'opened' && status !== 'signing')
       throw new AppError('VALIDATION_FAILED', RecipientMessages.statusInvalid);
     let selfieKey: string | null = null;
+    let faceScore: number | null = null;
     if (body.selfie !== undefined && body.selfie !== null && body.selfie !== '') {
       const bytes = fromDataUrl(body.selfie);
       if (!bytes) throw new AppError('UNSUPPORTED_MEDIA_TYPE', RecipientMessages.selfieInvalid);
@@ -193,6 +197,14 @@ export class RecipientsService {
         tooLarge: RecipientMessages.selfieInvalid,
         invalid: RecipientMessages.selfieInvalid,
       });
+      // The server's own face check decides (the browser's only gives quick feedback): exactly one face.
+      const faces = await this.face.facesIn(bytes).catch((error: unknown) => {
+        if (error instanceof AppError) throw error;
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', RecipientMessages.selfieInvalid);
+      });
+      if (!faces.length) throw new AppError('VALIDATION_FAILED', RecipientMessages.noFace);
+      if (faces.length > 1) throw new AppError('VALIDATION_FAILED', RecipientMessages.manyFaces);
+      faceScore = Math.round(faces[0].score * 1000) / 1000;
       selfieKey = (await this.storage.put(bytes)).key;
     }
     const geo = body.geoLocation ?? null;
@@ -219,7 +231,10 @@ export class RecipientsService {
       if (accepting) me.acceptedAt = now;
       me.signerIp = ip;
       if (userAgent) me.userAgent = userAgent;
-      if (selfieKey) me.selfieKey = selfieKey;
+      if (selfieKey) {
+        me.selfieKey = selfieKey;
+        me.faceScore = faceScore;
+      }
       if (position && (!me.geo || !org.locationCapture))
         me.geo = this.location.decide(org, position.lat, position.long);
       me.updatedAt = now;
@@ -229,7 +244,8 @@ export class RecipientsService {
         await this.events.opened(manager, req, me);
       }
       if (accepting) await this.audit.recordParty(manager, me, 'party.accepted', ip, { userAgent });
-      if (selfieKey) await this.audit.recordParty(manager, me, 'party.face_captured', ip, { selfieSha256: selfieKey });
+      if (selfieKey)
+        await this.audit.recordParty(manager, me, 'party.face_captured', ip, { selfieSha256: selfieKey, faceScore });
       return to;
     });
     return { code: 200, message: RecipientMessages.detailsSaved, status: next };

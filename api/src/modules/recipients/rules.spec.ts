@@ -88,6 +88,7 @@ const party = (over: Partial<RuleParty> = {}): RuleParty => ({
   otpVerifiedAt: new Date(),
   signatureSubmittedAt: null,
   selfieKey: null,
+  liveness: null,
   geo: null,
   failedAttempts: 0,
   ...over,
@@ -98,6 +99,7 @@ const policy = (over: Partial<RulePolicy> = {}): RulePolicy => ({
   faceCapture: false,
   aadhaarFaceCapture: false,
   esignatureFaceCapture: false,
+  liveVideo: false,
   ...over,
 });
 
@@ -151,6 +153,24 @@ describe('refuseSigning: the checks before every signature, in order', () => {
     );
     expect(sign(party(), request(), undefined, policy({ aadhaarFaceCapture: true }))).toBeNull();
     expect(sign(party({ selfieKey: 'k' }), request(), undefined, policy({ faceCapture: true }))).toBeNull();
+  });
+
+  it('with live video on, refuses every method until a liveness video passed the threshold', () => {
+    const live = policy({ liveVideo: true });
+    for (const method of [0, 2] as const) {
+      const p = party({ signatureType: 'All' });
+      expect(sign(p, request(), undefined, live, method)).toBe(RecipientMessages.livenessNeeded);
+      expect(
+        sign(party({ signatureType: 'All', liveness: { passed: false } }), request(), undefined, live, method),
+      ).toBe(RecipientMessages.livenessNeeded);
+      expect(
+        sign(party({ signatureType: 'All', liveness: { passed: true } }), request(), undefined, live, method),
+      ).toBeNull();
+    }
+    // The face capture comes first when both are asked for.
+    expect(sign(party(), request(), undefined, policy({ liveVideo: true, faceCapture: true }))).toBe(
+      RecipientMessages.faceNeeded,
+    );
   });
 
   it('isTurnOf ignores copy-receivers and signers already done', () => {

@@ -85,6 +85,7 @@ export interface RuleParty {
   otpVerifiedAt: Date | null;
   signatureSubmittedAt: Date | null;
   selfieKey: string | null;
+  liveness: { passed: boolean } | null;
   geo: { allowed: boolean; country: string | null } | null;
   failedAttempts: number;
 }
@@ -94,6 +95,7 @@ export interface RulePolicy {
   faceCapture: boolean;
   aadhaarFaceCapture: boolean;
   esignatureFaceCapture: boolean;
+  liveVideo: boolean;
 }
 
 /** Why a request no longer accepts anything, or null while it is in progress. */
@@ -164,6 +166,7 @@ export function refuseSigning(
     if (remark) return remark;
   }
   if (faceRequired(policy, method) && !party.selfieKey) return RecipientMessages.faceNeeded;
+  if (policy.liveVideo && !party.liveness?.passed) return RecipientMessages.livenessNeeded;
   return null;
 }
 

@@ -5,6 +5,7 @@ import {
   CreatedAtColumn,
   DateTimeColumn,
   JsonColumn,
+  numeric,
   UpdatedAtColumn,
   type JsonValue,
 } from '../../database/columns';
@@ -19,6 +20,17 @@ export interface PlacedBox {
 }
 
 /** Where the signer was when they posted their position, and what the organisation's policy made of it. */
+export interface PartyLiveness {
+  score: number;
+  threshold: number;
+  passed: boolean;
+  blinks: number;
+  frames: number;
+  framesWithFace: number;
+  /** ISO time of the analysis. */
+  at: string;
+}
+
 export interface PartyLocation {
   latitude: number;
   longitude: number;
@@ -146,6 +158,18 @@ export class PartyEntity {
   /** The face capture (PNG or JPEG) in document storage. */
   @Column({ name: 'selfie_key', type: 'varchar', length: 64, nullable: true })
   selfieKey!: string | null;
+
+  /** The server's face check of the selfie: the detector's confidence for its one face (null: not checked). */
+  @Column({ name: 'face_score', type: 'double', nullable: true, transformer: numeric })
+  faceScore!: number | null;
+
+  /** The last liveness video's result (the server's blink score against the organisation's threshold then). */
+  @JsonColumn({ name: 'liveness', nullable: true })
+  liveness!: PartyLiveness | null;
+
+  /** Liveness videos analysed for this party (bounded by Limits.livenessMaxAttempts). */
+  @Column({ name: 'liveness_attempts', type: 'int', default: 0 })
+  livenessAttempts!: number;
 
   /** The drawn or uploaded signature image in document storage; null for a typed name. */
   @Column({ name: 'signature_key', type: 'varchar', length: 64, nullable: true })

@@ -331,8 +331,10 @@ export class SealService implements OnModuleInit {
       userAgent: p.userAgent,
       location: p.geo ? { latitude: p.geo.latitude, longitude: p.geo.longitude, country: p.geo.country } : null,
       otpVerifiedAt: p.otpVerifiedAt,
-      face: p.selfieKey ? { checked: false, thumbnail: await this.storage.get(p.selfieKey) } : null,
-      liveness: null,
+      face: p.selfieKey ? { checked: p.faceScore !== null, thumbnail: await this.storage.get(p.selfieKey) } : null,
+      liveness: p.liveness
+        ? { score: p.liveness.score, threshold: p.liveness.threshold, passed: p.liveness.passed }
+        : null,
       certificate: p.signCertificate,
     };
   }

@@ -4,6 +4,7 @@ import { Requests1795332686535 } from './1795332686535-Requests';
 import { Signing1795375481026 } from './1795375481026-Signing';
 import { EsignTransactions1795390009432 } from './1795390009432-EsignTransactions';
 import { DscAgentSessions1795391435165 } from './1795391435165-DscAgentSessions';
+import { FaceLiveness1795397051173 } from './1795397051173-FaceLiveness';
 
 export const SQLITE_MIGRATIONS = [
   Init1795318066055,
@@ -11,4 +12,5 @@ export const SQLITE_MIGRATIONS = [
   Signing1795375481026,
   EsignTransactions1795390009432,
   DscAgentSessions1795391435165,
+  FaceLiveness1795397051173,
 ];
