@@ -1,3 +1,6 @@
+/**
+ * @jest-environment ./test/support/onnx-environment.js
+ */
 import { readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
@@ -71,18 +74,6 @@ function cropResize(png: PNG, x0: number, y0: number, size: number, out: number)
   return result;
 }
 
-/**
- * Under Jest, onnxruntime-node's native code makes its output arrays in Node's own realm, and onnxruntime-common,
- * loaded in Jest's sandbox, rejects them ("A float32 tensor's data must be type of function Float32Array()"). This
- * lets the sandbox's Float32Array recognise a Float32Array of any realm (undone in afterAll).
- */
-function acceptFloat32ArraysOfAnyRealm() {
-  Object.defineProperty(Float32Array, Symbol.hasInstance, {
-    configurable: true,
-    value: (value: unknown) => Object.prototype.toString.call(value) === '[object Float32Array]',
-  });
-}
-
 const maxAbsDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i])), 0);
 
 describe('tfjs-to-onnx: MediaPipe FaceMesh (@vladmandic/human) against TF.js', () => {
@@ -90,7 +81,6 @@ describe('tfjs-to-onnx: MediaPipe FaceMesh (@vladmandic/human) against TF.js', (
   let reference: GraphModel;
 
   beforeAll(async () => {
-    acceptFloat32ArraysOfAnyRealm();
     const { modelJson, weightsBuffer } = loadHumanFacemesh();
     const onnxBytes = convertGraphModel({ modelJson, weightsBuffer, inputName: 'input', outputs: FACEMESH_OUTPUTS });
     session = await ort.InferenceSession.create(onnxBytes, { logSeverityLevel: 3 });
@@ -111,7 +101,6 @@ describe('tfjs-to-onnx: MediaPipe FaceMesh (@vladmandic/human) against TF.js', (
   }, 60_000);
 
   afterAll(async () => {
-    delete (Float32Array as { [Symbol.hasInstance]?: unknown })[Symbol.hasInstance];
     reference?.dispose();
     await session?.release();
   });
