@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { AuditService } from '../src/modules/audit/audit.service';
-import { FaceService } from '../src/modules/identity/face/face.service';
+import { FaceMessages, FaceService } from '../src/modules/identity/face/face.service';
 import { PartyEntity } from '../src/modules/requests/party.entity';
 import { faceVideoCache, makeFaceVideos, type FaceVideos } from './support/face-video';
 import { readFixture } from './support/fixtures';
@@ -170,7 +170,8 @@ describe('face capture and liveness, decided on the server (ONNX models, ffmpeg)
         .toString()
         .replace(/\s+/g, ' ');
       expect(certificate).toContain('Face capture');
-      expect(certificate).toMatch(/Liveness\s+Passed · score 1\.00, threshold 0\.50/);
+      const score = (blink.body.data.liveliness_score.value as number).toFixed(2);
+      expect(certificate).toContain(`Liveness Passed · score ${score}, threshold 0.50`);
       // The thumbnail: an image on the certificate pages (the document's first page has none of its own).
       const images = execFileSync('pdfimages', ['-f', '2', '-l', String(pages), '-list', join(work, 'signed.pdf')])
         .toString()
@@ -248,6 +249,33 @@ describe('face capture and liveness, decided on the server (ONNX models, ffmpeg)
       .send({ video_file: webm(videos.blink.webm) });
     expect(anonymous.status).toBe(401);
     expect((await partyRow(t, s.refId, 1)).livenessAttempts).toBe(0);
+  });
+
+  it('answers 503 with a clear message when the server cannot decode videos, and does not count the attempt', async () => {
+    const other = await startTestApp({ FFMPEG_PATH: '/nonexistent/ffmpeg' });
+    try {
+      await createOrgWithUser(other, 'acme', 'alice', 'alice-password');
+      const otherKey = await orgApiKey(other, 'acme');
+      await other.http.put('/api/organisations/acme').set('apikey', otherKey).send({ live_video: true }).expect(200);
+      const { refId, tokens } = await sendForSigning(
+        other,
+        otherKey,
+        'acme',
+        { recipients: [eSigner(ASHA)], otpRequired: false, checkOrder: false },
+        [{ order: 1, pageNo: [1] }],
+      );
+      const h = { 'x-sign-token': tokens[1] };
+      const ref = await other.http.get(`/v1/reference/acme/${refId}/1`).set(h).expect(200);
+      await other.http.post(`/v1/signer_details/acme/${refId}/1`).set(h).send({ status: 'signing' }).expect(200);
+      const res = await other.http
+        .post(`/v1/liveness/acme/${ref.body.request.requestId}`)
+        .set(h)
+        .send({ video_file: webm(videos.blink.webm) });
+      expect(refusal(res)).toEqual([503, 'UNAVAILABLE', FaceMessages.unavailable]);
+      expect((await partyRow(other, refId, 1)).livenessAttempts).toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -42,7 +42,7 @@ try {
     ...['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '1500k', '-pix_fmt', 'yuv420p', video],
   ]);
   const bytes = fs.readFileSync(video);
-  const face = new FaceService({ faceModelsDir: path.join(repoRoot, 'api', 'models', 'face') });
+  const face = new FaceService({ faceModelsDir: path.join(repoRoot, 'api', 'models', 'face'), ffmpegPath: 'ffmpeg' });
 
   const frames = [];
   await decodeVideoFrames(bytes, async (frame) => void frames.push(frame));

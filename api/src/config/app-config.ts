@@ -124,6 +124,11 @@ class EnvDto {
   @IsOptional()
   @IsString()
   @Matches(/\S/, { message: 'must not be empty' })
+  FFMPEG_PATH?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
   SEAL_P12?: string;
 
   @IsOptional()
@@ -172,8 +177,9 @@ export interface AppConfig {
   seedDemo: boolean;
   /** Where the built web apps live; the server answers 503 on their routes when they are not built. */
   webRoots: { admin: string; signer: string };
-  /** The face detector and landmark ONNX models (api/models/face, written by npm run build). */
+  /** The face detector and landmark ONNX models (api/models/face, written by npm run build), and the video decoder. */
   faceModelsDir: string;
+  ffmpegPath: string;
   /**
    * The durable job runner: on by default, off under NODE_ENV=test (tests run due jobs with JobsRunner.drain()).
    * leaseSeconds: a running job whose runner stopped renewing it for that long is run again by another runner.
@@ -226,6 +232,7 @@ export const CONFIG_VARIABLES = [
   'SMTP_URL',
   'MAIL_FROM',
   'SMS_URL',
+  'FFMPEG_PATH',
   'SEAL_P12',
   'SEAL_P12_PASSWORD',
   'ESP_URL',
@@ -299,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
     seedDemo: envName !== 'production',
     webRoots: { admin: resolve(repoRoot, 'admin', 'dist'), signer: resolve(repoRoot, 'signer-web', 'dist') },
     faceModelsDir: resolve(repoRoot, 'api', 'models', 'face'),
+    ffmpegPath: dto.FFMPEG_PATH ?? 'ffmpeg',
     jobs: {
       runner: (dto.JOBS_RUNNER ?? (envName === 'test' ? 'off' : 'on')) === 'on',
       pollMs: dto.JOBS_POLL_MS ?? 1000,

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
-import { FaceService, type VideoScore } from '../identity/face/face.service';
+import { FaceMessages, FaceService, type VideoScore } from '../identity/face/face.service';
 import { VideoDecodeError } from '../identity/face/video';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestsService } from '../requests/requests.service';
@@ -75,9 +75,16 @@ export class LivenessService {
     } catch (error) {
       if (error instanceof VideoDecodeError && !error.missing)
         throw new AppError('VALIDATION_FAILED', RecipientMessages.videoUnreadable);
+      // The server cannot check videos now (no ffmpeg, no models): not the signer's attempt.
+      await this.db
+        .createQueryBuilder()
+        .update(PartyEntity)
+        .set({ livenessAttempts: () => 'liveness_attempts - 1' })
+        .where('id = :id AND liveness_attempts > 0', { id: ctx.party.id })
+        .execute();
       if (error instanceof VideoDecodeError) {
         this.log.error(`Liveness videos cannot be decoded: ${error.message}`);
-        throw new AppError('UNAVAILABLE', RecipientMessages.videoUnreadable);
+        throw new AppError('UNAVAILABLE', FaceMessages.unavailable);
       }
       throw error;
     }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import {
   FaceModels,
   detectFaces,
@@ -10,6 +10,7 @@ import {
   type FaceInference,
   type FrameReading,
 } from '@esign/contract';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InferenceSession } from 'onnxruntime-node';
@@ -39,12 +40,27 @@ export interface VideoScore extends BlinkScore {
  * (a few seconds of two cores), the next ones wait their turn.
  */
 @Injectable()
-export class FaceService implements OnModuleDestroy {
+export class FaceService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(FaceService.name);
   private sessions: Promise<Sessions> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** Says at start-up (without waiting for it) when liveness videos could not be decoded or the models are missing. */
+  onApplicationBootstrap(): void {
+    const missing = [FaceModels.detector.file, FaceModels.mesh.file].filter(
+      (f) => !existsSync(join(this.config.faceModelsDir, f)),
+    );
+    if (missing.length)
+      this.log.warn(`Face models missing in ${this.config.faceModelsDir} (${missing.join(', ')}): run npm run build`);
+    const probe = spawn(this.config.ffmpegPath, ['-version'], { stdio: 'ignore' });
+    probe.on('error', () =>
+      this.log.warn(
+        `${this.config.ffmpegPath} was not found: liveness videos cannot be checked (apt-get install ffmpeg)`,
+      ),
+    );
+  }
 
   /** Runs a model (the contract's FaceInference) on onnxruntime-node. */
   readonly run: FaceInference = async (model, input, dims) => {
@@ -85,9 +101,13 @@ export class FaceService implements OnModuleDestroy {
     const started = Date.now();
     await this.load();
     const frames: FrameReading[] = [];
-    await decodeVideoFrames(bytes, async (frame) => {
-      frames.push(await readFrame(frame, this.run));
-    });
+    await decodeVideoFrames(
+      bytes,
+      async (frame) => {
+        frames.push(await readFrame(frame, this.run));
+      },
+      this.config.ffmpegPath,
+    );
     if (!frames.length) throw new VideoDecodeError('no frames');
     return { ...scoreBlinks(frames), ms: Date.now() - started };
   }

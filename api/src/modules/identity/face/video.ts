@@ -26,17 +26,21 @@ export class VideoDecodeError extends Error {
  * thousands of frames), and hands each to `onFrame` in order. Bounded: at most maxSeconds of video, MAX_FRAMES frames,
  * and a minute of ffmpeg time. The bytes go through a private temporary file (MP4 needs to seek).
  */
-export async function decodeVideoFrames(bytes: Buffer, onFrame: (frame: FaceImage) => Promise<void>): Promise<number> {
+export async function decodeVideoFrames(
+  bytes: Buffer,
+  onFrame: (frame: FaceImage) => Promise<void>,
+  ffmpegPath = 'ffmpeg',
+): Promise<number> {
   const file = join(tmpdir(), `esign-liveness-${randomUUID()}`);
   await writeFile(file, bytes, { mode: 0o600 });
   try {
-    return await run(file, onFrame);
+    return await run(file, onFrame, ffmpegPath);
   } finally {
     await rm(file, { force: true });
   }
 }
 
-function run(file: string, onFrame: (frame: FaceImage) => Promise<void>): Promise<number> {
+function run(file: string, onFrame: (frame: FaceImage) => Promise<void>, ffmpegPath: string): Promise<number> {
   const side = VIDEO_FRAME.side;
   const frameBytes = side * side * 3;
   const filter =
@@ -48,7 +52,7 @@ function run(file: string, onFrame: (frame: FaceImage) => Promise<void>): Promis
     ...['-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
   ];
   return new Promise<number>((resolve, reject) => {
-    const ffmpeg = spawn(process.env.FFMPEG_PATH || 'ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const ffmpeg = spawn(ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const timer = setTimeout(() => ffmpeg.kill('SIGKILL'), TIMEOUT_MS);
     let pending: Buffer = Buffer.alloc(0);
     let frames = 0;
