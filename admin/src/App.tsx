@@ -12,6 +12,7 @@ import NotFound from './pages/NotFound';
 import Outbox from './outbox/Outbox';
 import RequestInitiate from './pages/RequestInitiate';
 import SignIn from './pages/SignIn';
+import Settings from './settings/Settings';
 import Upload from './pages/Upload';
 import TemplateCreate from './templates/TemplateCreate';
 import TemplateList from './templates/TemplateList';
@@ -55,6 +56,7 @@ const App = () => (
       <Route path={StaffRoutes.templates} element={<TemplateList />} />
       <Route path={StaffRoutes.templateCreate} element={<TemplateCreate />} />
       <Route path={StaffRoutes.outbox} element={<Outbox />} />
+      <Route path={StaffRoutes.settings} element={<Settings />} />
     </CustomRoutes>
   </Admin>
 );

@@ -10,6 +10,7 @@ export const STAFF_PATHS: readonly string[] = [
   StaffRoutes.templates,
   StaffRoutes.templateCreate,
   StaffRoutes.outbox,
+  StaffRoutes.settings,
 ];
 
 export const isStaffPath = (pathname: string): boolean => STAFF_PATHS.includes(pathname.replace(/\/+$/, '') || '/');

@@ -81,6 +81,9 @@ describe('face capture and liveness, decided on the server (ONNX models, ffmpeg)
   ];
 
   it('keeps a selfie only with exactly one face: none on the cup, two side by side refused, the astronaut kept', async () => {
+    // A new organisation asks for nothing, and its liveness threshold is 0.5 on every engine.
+    const org = (await t.http.get('/api/organisations/acme').set('apikey', key).expect(200)).body;
+    expect(org.settings).toMatchObject({ face_capture: false, live_video: false, live_video_threshold: 0.5 });
     await setOrg({ face_capture: true, live_video: false });
     const s = await signer();
     await s.details({ status: 'signing' }).expect(200);

@@ -2,6 +2,7 @@ import { Messages, StaffRoutes } from '@esign/contract';
 import DashboardIcon from '@mui/icons-material/Dashboard';
 import DraftsIcon from '@mui/icons-material/Drafts';
 import LogoutIcon from '@mui/icons-material/Logout';
+import SettingsIcon from '@mui/icons-material/Settings';
 import { Box, Button } from '@mui/material';
 import type { ReactNode } from 'react';
 import { AppBar, Layout, LoadingIndicator, Menu, useLogout } from 'react-admin';
@@ -43,6 +44,7 @@ const StaffMenu = () => (
   <Menu>
     <Menu.Item to={StaffRoutes.dashboard} primaryText={Messages.navDashboard} leftIcon={<DashboardIcon />} />
     <Menu.Item to={StaffRoutes.drafts} primaryText={Messages.navDrafts} leftIcon={<DraftsIcon />} />
+    <Menu.Item to={StaffRoutes.settings} primaryText={Messages.navSettings} leftIcon={<SettingsIcon />} />
   </Menu>
 );
 
@@ -56,7 +58,7 @@ const SignedInLayout = ({ children }: { children: ReactNode }) => {
 };
 
 /**
- * The staff layout: sidebar (Dashboard, Drafts), top bar with the logo and sign-out; only for a stored session.
+ * The staff layout: sidebar (Dashboard, Drafts, Settings), top bar with the logo and sign-out; for a stored session.
  * An unknown address goes to /not-found before any session check, so it never turns into a sign-in prompt.
  * The session check is the same as authProvider.checkAuth, done synchronously so nothing flashes before the redirect
  * and the redirect replaces the history entry. A key the server no longer accepts is caught by checkError (401).

@@ -22,6 +22,8 @@ export const Limits = {
   videoRecordingMs: 4500,
   /** A liveness recording (decoded from its data: URL); 4.5 s of 640×480 WebM is about 1 to 3 MB. */
   videoMaxBytes: 8_388_608,
+  /** A new organisation's live_video_threshold: a blink score must exceed it (0.5 passes a clear blink). */
+  defaultLiveVideoThreshold: 0.5,
   /** Liveness videos one party may have analysed (each takes seconds of server time). */
   livenessMaxAttempts: 10,
   toastMs: 3000,

@@ -128,6 +128,36 @@ export const Messages = {
   liveBadge: 'LIVE',
   organisationLogoAlt: 'Organisation logo',
 
+  // Organisation settings (/settings; not in the specification, same style)
+  navSettings: 'Settings',
+  settingsHeading: 'Settings',
+  settingsIdentitySection: 'Identity checks for signers',
+  settingsIdentityIntro:
+    'What a signer is asked for before signing. Faces and blinks are checked on this server, by models that run offline: no picture or video is sent to another service.',
+  settingsFaceCapture: 'Face capture for every signer',
+  settingsFaceCaptureHelp:
+    'Every signer takes a selfie with the camera before signing, whatever the signing method. The server checks that it shows exactly one face.',
+  settingsAadhaarFaceCapture: 'Face capture for Aadhaar eSign',
+  settingsAadhaarFaceCaptureHelp: 'The same selfie, asked only of signers who sign with Aadhaar eSign.',
+  settingsEsignatureFaceCapture: 'Face capture for electronic signatures',
+  settingsEsignatureFaceCaptureHelp: 'The same selfie, asked only of signers who sign with an electronic signature.',
+  settingsLiveVideo: 'Liveness video (blink check)',
+  settingsLiveVideoHelp:
+    'Every signer records a 4.5-second video of their face and blinks. The server measures the blink in the video; signing waits until a video passes.',
+  settingsLiveVideoThreshold: 'Liveness threshold',
+  settingsLiveVideoThresholdHelp:
+    'The server scores the blink in the 4.5-second video from 0 to 1; the score must exceed the threshold. 0.5 (the default) passes a clear blink; higher is stricter.',
+  settingsLiveVideoThresholdOff: 'Turn on the liveness video to set its threshold.',
+  settingsLocationCapture: 'Location check',
+  settingsLocationCaptureHelp:
+    "Every signer shares the device's location before signing; the server finds the country from it and keeps it in the request's audit trail.",
+  settingsAllowSigningFromIndia: 'Allow signing from inside India',
+  settingsAllowSigningFromIndiaHelp:
+    'With the location check on: when this is off, signers located in India are refused. Signers outside India can always sign.',
+  settingsAllowSigningFromIndiaOff: 'Applies only with the location check on.',
+  settingsSave: 'Save',
+  settingsSaved: 'Settings saved',
+
   // Generic server answers (not in the specification; same style)
   notFound: 'The requested resource was not found.',
   internalError: 'Something went wrong. Please try again later',

@@ -16,6 +16,8 @@ export const StaffRoutes = {
   templates: '/templates',
   templateCreate: '/templates/create',
   outbox: '/outbox',
+  // Not in the specification's table either: the organisation's settings (identity checks for signers).
+  settings: '/settings',
 } as const;
 
 /** Console routes served by admin/ (public ones included: /sign-in, /not-found, /list). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { ORG_MODES, type OrgMode, type Organisation } from '@esign/contract';
+import { Limits, ORG_MODES, type OrgMode, type Organisation } from '@esign/contract';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Repository } from 'typeorm';
@@ -56,7 +56,16 @@ export class OrganisationsService {
     if (await this.orgs.findOne({ where: { id } }))
       throw new AppError('CONFLICT', `The organisation '${id}' exists already.`);
     const now = this.clock.now();
-    await this.orgs.insert({ id, name, mode, tag: (input.tag ?? id).slice(0, 64), createdAt: now, updatedAt: now });
+    await this.orgs.insert({
+      id,
+      name,
+      mode,
+      tag: (input.tag ?? id).slice(0, 64),
+      // Set here, not left to the column default: TypeORM writes a numeric default rounded (0.5 → '1') on MySQL.
+      liveVideoThreshold: Limits.defaultLiveVideoThreshold,
+      createdAt: now,
+      updatedAt: now,
+    });
     return this.get(id);
   }
 

@@ -8,6 +8,12 @@ export class FaceLiveness1795397051173 implements MigrationInterface {
     await queryRunner.query('ALTER TABLE `parties` ADD `face_score` double NULL');
     await queryRunner.query('ALTER TABLE `parties` ADD `liveness` text NULL');
     await queryRunner.query("ALTER TABLE `parties` ADD `liveness_attempts` int NOT NULL DEFAULT '0'");
+    // By hand: TypeORM writes a numeric default with toFixed(scale), so the entity's 0.5 became DEFAULT '1' on MySQL
+    // (organisations are now created with the threshold set). A score must exceed the threshold and is at most 1, so
+    // 1 refused every video: such rows get the intended 0.5.
+    await queryRunner.query(
+      'UPDATE `organisations` SET `live_video_threshold` = 0.5 WHERE `live_video_threshold` >= 1',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
