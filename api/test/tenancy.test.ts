@@ -39,6 +39,7 @@ const PUBLIC_ROUTES = [
   'GET /templates',
   'GET /templates/create',
   'GET /outbox',
+  'GET /settings',
   'GET /esign/:orgId/:refId/:order',
   'GET /success/:orgId/:requestId',
   'GET /failed/:orgId/:requestId',

@@ -10,6 +10,7 @@ export const SIGNER_LINK_ROUTES = [
   'GET /v1/location_required/:orgId',
   'POST /v1/get_location',
   'GET /v1/video_org_status/:orgId',
+  'POST /v1/liveness/:orgId/:requestId',
   'GET /v1/init/:orgId/:requestId',
   'POST /v1/esignature/:orgId/:requestId',
   'GET /v1/request/:orgId/:requestId',
