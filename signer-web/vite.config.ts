@@ -6,11 +6,16 @@ import { pdfjsAssets } from '../admin/pdfjs-assets';
 import { precompress } from '../admin/precompress';
 import { sizeBudget } from './size-budget';
 
+/** Vite's default inlining of small assets (4 KB), never for WebAssembly. */
+const inlineLimit = (file: string) => (file.endsWith('.wasm') ? false : undefined);
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const api = 'http://127.0.0.1:3000';
 
 /** What a recipient may download before the document is shown (issue 6: under 150 KB gzipped). */
 const FIRST_PAGE_BUDGET_KB = 150;
+/** Loaded only when a face or liveness step is shown: onnxruntime-web and the face engine. */
+const FACE_MODULES = /node_modules\/onnxruntime-(web|common)\/|src\/face\//;
 
 // The API serves admin/dist and signer-web/dist from one origin: each app keeps its own assets folder.
 // In development /not-found is the console's page, so it goes to the API (which serves admin/dist) too.
@@ -19,16 +24,19 @@ export default defineConfig({
   plugins: [
     react(),
     pdfjsAssets('/signer-assets/pdfjs/'),
-    sizeBudget(FIRST_PAGE_BUDGET_KB, /src\/pages\/Esign\.tsx$/),
+    sizeBudget(FIRST_PAGE_BUDGET_KB, /src\/pages\/Esign\.tsx$/, FACE_MODULES),
     precompress(),
   ],
   resolve: {
     alias: { '@esign/contract': path.resolve(here, '../api/contract/src/index.ts') },
   },
-  build: { outDir: 'dist', assetsDir: 'signer-assets', emptyOutDir: true },
+  // onnxruntime-web's wasm (14 MB; 3.7 MB gzipped by precompress) is an asset of its own, never inlined; in development
+  // it is served as it is (not pre-bundled), so its `new URL(..., import.meta.url)` keeps working.
+  build: { outDir: 'dist', assetsDir: 'signer-assets', emptyOutDir: true, assetsInlineLimit: inlineLimit },
+  optimizeDeps: { exclude: ['onnxruntime-web'] },
   server: {
     proxy: Object.fromEntries(
-      ['/v1', '/api', '/consumers', '/docs', '/health', '/not-found'].map((prefix) => [prefix, api]),
+      ['/v1', '/api', '/consumers', '/docs', '/health', '/not-found', '/models'].map((prefix) => [prefix, api]),
     ),
   },
 });

@@ -6,6 +6,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import config from '../playwright.config';
 import { apiKey, processDraft, signInAsDemo } from './console';
 import { DEMO, expect, fixture, shot, test } from './fixtures';
+import { faceCamera, faceVideos } from './support/face';
 
 /**
  * The signer app's dialogs (signer-web/src/dialogs) driven through the signing page: the OTP dialog, the instruction
@@ -13,7 +14,13 @@ import { DEMO, expect, fixture, shot, test } from './fixtures';
  * 360 px phone with touch. Organisation settings a test changes are put back after it.
  */
 
-const MEDIA_ARGS = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
+// The fake camera plays a face held still (the browser's and the server's face checks need one; no blink, so the
+// server's liveness analysis fails: face.spec.ts has the journeys that pass).
+const MEDIA_ARGS = [
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+  `--use-file-for-fake-video-capture=${faceCamera('still')}`,
+];
 const baseArgs = config.use?.launchOptions?.args ?? [];
 const MUMBAI = { latitude: 19.076, longitude: 72.8777 };
 const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -157,11 +164,16 @@ async function allowMedia(context: BrowserContext, where = MUMBAI): Promise<void
   await context.setGeolocation(where);
 }
 
-// Chromium's fake camera (a test pattern) and its permission prompt answered yes; launch options are per file.
+// Chromium's fake camera (a face) and its permission prompt answered yes; launch options are per file.
 test.use({ launchOptions: { ...config.use?.launchOptions, args: [...baseArgs, ...MEDIA_ARGS] } });
 
 test.describe('signer dialogs', () => {
   test.describe.configure({ timeout: 120_000 });
+
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    await faceVideos();
+  });
 
   test.beforeEach(async ({ page }) => {
     await signInAsDemo(page);
@@ -288,7 +300,7 @@ test.describe('signer dialogs', () => {
       await expect(page.getByRole('button', { name: SignerTexts.accept, exact: true })).toHaveCount(0);
     });
 
-    test('checks, face capture and the liveness video: Next gated, Capture and Recapture, 4.5 s recording, Proceed (no analysis yet), Back', async ({
+    test('checks, face capture and the liveness video: Next gated, Capture and Recapture, 4.5 s recording, Proceed (the server finds no blink), Back', async ({
       page,
       context,
     }) => {
@@ -343,13 +355,13 @@ test.describe('signer dialogs', () => {
       expect(took).toBeLessThan(Limits.videoRecordingMs + 2_500);
       await shot(page, 'dialogs-liveness-recorded');
 
-      // The analysis endpoint arrives later (404 today): the indicator shows, then stops, and nothing else happens.
+      // The server analyses it: a face held still does not blink, so it fails; the indicator stops, Proceed stays.
       const sent = page.waitForRequest((r) => r.url().includes('/v1/liveness/') && r.method() === 'POST');
       await proceed.click();
       const body = (await sent).postDataJSON() as { video_file: string };
       expect(body.video_file).toMatch(/^data:video\/webm[^,]*;base64,/);
+      await expect(dialog.getByText(Messages.faceVerificationFailed)).toBeVisible({ timeout: 30_000 });
       await expect(dialog.getByText(SignerTexts.processingVideo)).toBeHidden();
-      await expect(dialog.getByText(Messages.faceVerificationFailed)).toHaveCount(0);
       await expect(proceed).toBeEnabled();
 
       // Back: the face step keeps its capture; then the checks; then the page's onBack (the dialog stays).
@@ -380,10 +392,10 @@ test.describe('signer dialogs', () => {
       const dialog = page.getByRole('dialog');
       await dialog.getByRole('button', { name: SignerTexts.instructionsNext }).click();
 
-      // The server's face check comes in a later step: its answers are played here.
-      let faceStatus = 415;
+      // The server's answers are played here: its no-face refusal (a 4xx with its text), then an error.
+      let faceStatus = 400;
       await page.route('**/v1/signer_details/**', (route) =>
-        route.fulfill({ status: faceStatus, json: { code: faceStatus, error: 'X', message: 'x' } }),
+        route.fulfill({ status: faceStatus, json: { code: faceStatus, error: 'X', message: SignerTexts.noFace } }),
       );
       await dialog.getByRole('button', { name: SignerTexts.capture }).click();
       await expect(dialog.getByRole('alert')).toHaveText(SignerTexts.noFace);

@@ -1,34 +1,57 @@
-import { Messages, SignerTexts } from '@esign/contract';
+import { Messages, RecipientMessages, SignerTexts } from '@esign/contract';
 import type { SigningRequest } from '@esign/contract';
 import { Suspense, useRef, useState } from 'react';
 import type Webcam from 'react-webcam';
 import { ApiError, signerFetch } from '../api';
 import { Button } from '../components';
+import { loadFaceEngine, loadImage } from '../face/engine';
+import { usePreviewFaces, useFaceEngine } from '../face/useFaceEngine';
 import { LazyWebcam } from './media';
 import { DialogTexts } from './texts';
 
-export type FaceCheck = (image: string) => Promise<'ok' | 'none'>;
-let faceCheck: FaceCheck | null = null;
-
 /**
- * Plugs a face detector in: called on every captured image before it is sent ('none' shows 'No face detected').
- * Unset (or null), the check is skipped.
+ * live: the preview; processing: checked, then sent; ok: the server took it; none: no face (the browser's or the
+ * server's check); refused: another 4xx (or several faces), `message` says why; error: anything else.
  */
-export function setFaceCheck(fn: FaceCheck | null): void {
-  faceCheck = fn;
-}
-
-export type FaceStatus = 'live' | 'processing' | 'ok' | 'none' | 'error';
+export type FaceStatus = 'live' | 'processing' | 'ok' | 'none' | 'refused' | 'error';
 export interface FaceResult {
   status: FaceStatus;
   /** The captured JPEG as a data URL. */
   image: string | null;
+  /** What to show for 'refused'. */
+  message?: string;
 }
 
 const MAX = { width: 640, height: 480 };
 const VIDEO: MediaTrackConstraints = { facingMode: 'user', width: { ideal: 640 }, height: { ideal: 480 } };
+/** How long a capture waits for face models still loading before it goes to the server's check alone. */
+const ENGINE_WAIT_MS = 3000;
 
-/** Step 1 of the instructions: a mirrored webcam preview, Capture (a JPEG of at most 640×480) and Recapture. */
+/** The faces the browser's models find in the captured JPEG, or null when they cannot tell (not loaded, failed). */
+async function browserFaceCount(image: string): Promise<number | null> {
+  let timer = 0;
+  try {
+    const engine = await Promise.race([
+      loadFaceEngine(),
+      new Promise<null>((resolve) => {
+        timer = window.setTimeout(() => resolve(null), ENGINE_WAIT_MS);
+      }),
+    ]);
+    if (!engine) return null;
+    const faces = await engine.detect(await loadImage(image));
+    return faces ? faces.length : null;
+  } catch {
+    return null;
+  } finally {
+    window.clearTimeout(timer);
+  }
+}
+
+/**
+ * Step 1 of the instructions: a mirrored webcam preview with a live hint (face in view or not, from the browser's face
+ * models), Capture (a JPEG of at most 640×480), checked in the browser first (no face, or several, is refused without
+ * sending it), then sent: the server checks it again and decides. Recapture starts over.
+ */
 export const FaceCapture = ({
   request,
   result,
@@ -41,23 +64,32 @@ export const FaceCapture = ({
   const camera = useRef<Webcam>(null);
   const [ready, setReady] = useState(false);
   const [cameraError, setCameraError] = useState(false);
+  const { engine } = useFaceEngine();
+  const { status, image } = result;
+  const inView = usePreviewFaces(engine, () => camera.current?.video, ready && !image);
 
   const capture = async () => {
     const video = camera.current?.video;
     const [w, h] = [video?.videoWidth || MAX.width, video?.videoHeight || MAX.height];
     const scale = Math.min(1, MAX.width / w, MAX.height / h);
-    const image = camera.current?.getScreenshot({ width: Math.round(w * scale), height: Math.round(h * scale) });
-    if (!image) return onResult({ status: 'error', image: null });
-    onResult({ status: 'processing', image });
+    const shot = camera.current?.getScreenshot({ width: Math.round(w * scale), height: Math.round(h * scale) });
+    if (!shot) return onResult({ status: 'error', image: null });
+    onResult({ status: 'processing', image: shot });
+    const faces = await browserFaceCount(shot);
+    if (faces === 0) return onResult({ status: 'none', image: shot });
+    if (faces !== null && faces > 1)
+      return onResult({ status: 'refused', image: shot, message: RecipientMessages.manyFaces });
     try {
-      if (faceCheck && (await faceCheck(image)) === 'none') return onResult({ status: 'none', image });
       const path = [request.orgId, request.refId, request.orderNo].map((p) => encodeURIComponent(String(p))).join('/');
-      await signerFetch(`/v1/signer_details/${path}`, { body: { status: 'opened', selfie: image } });
-      onResult({ status: 'ok', image });
+      await signerFetch(`/v1/signer_details/${path}`, { body: { status: 'opened', selfie: shot } });
+      onResult({ status: 'ok', image: shot });
     } catch (error) {
-      // The server's face check comes later: for now any 4xx (415 not an image, 400…) means "no face".
-      const refused = error instanceof ApiError && error.status >= 400 && error.status < 500;
-      onResult({ status: refused ? 'none' : 'error', image });
+      // The server's face check: its no-face answer is the spec's text; another refusal shows the server's words.
+      const refusal = error instanceof ApiError && error.status >= 400 && error.status < 500;
+      const message = refusal ? error.body?.message : undefined;
+      if (!refusal) onResult({ status: 'error', image: shot });
+      else if (!message || message === RecipientMessages.noFace) onResult({ status: 'none', image: shot });
+      else onResult({ status: 'refused', image: shot, message });
     }
   };
 
@@ -66,7 +98,24 @@ export const FaceCapture = ({
     onResult({ status: 'live', image: null });
   };
 
-  const { status, image } = result;
+  const problem =
+    status === 'none'
+      ? SignerTexts.noFace
+      : status === 'refused'
+        ? (result.message ?? SignerTexts.noFace)
+        : status === 'error'
+          ? SignerTexts.faceError
+          : cameraError && !image
+            ? Messages.cameraDenied
+            : null;
+  const hint =
+    inView === null || image
+      ? null
+      : inView === 0
+        ? DialogTexts.noFaceInView
+        : inView === 1
+          ? DialogTexts.faceInView
+          : DialogTexts.manyFacesInView;
   return (
     <div className="capture">
       <div className="camera">
@@ -93,6 +142,14 @@ export const FaceCapture = ({
             />
           </Suspense>
         )}
+        <p
+          className={`face-hint face-hint-${inView === 1 ? 'ok' : 'warn'}`}
+          data-testid="face-hint"
+          aria-live="polite"
+          hidden={!hint}
+        >
+          {hint}
+        </p>
         {status === 'processing' && (
           <div className="camera-overlay" role="status">
             <span className="spinner spinner-light" aria-hidden="true" />
@@ -106,13 +163,9 @@ export const FaceCapture = ({
             {SignerTexts.faceCaptured}
           </p>
         )}
-        {(status === 'none' || status === 'error' || (cameraError && !image)) && (
+        {problem && (
           <p role="alert" className="error-text">
-            {status === 'none'
-              ? SignerTexts.noFace
-              : status === 'error'
-                ? SignerTexts.faceError
-                : Messages.cameraDenied}
+            {problem}
           </p>
         )}
       </div>

@@ -1,8 +1,9 @@
 import { Messages, SignerTexts } from '@esign/contract';
-import type { SigningRequest } from '@esign/contract';
+import type { LivenessResponse, SigningRequest } from '@esign/contract';
 import { useEffect, useRef, useState } from 'react';
-import { ApiError, signerFetch } from '../api';
+import { ApiError, serverMessage, signerFetch } from '../api';
 import { Button, Dialog } from '../components';
+import { loadFaceEngine } from '../face/engine';
 import { FaceCapture } from './FaceCapture';
 import type { FaceResult } from './FaceCapture';
 import { useStableCallback } from './hooks';
@@ -11,9 +12,6 @@ import { blobToDataUrl } from './media';
 import { PermissionChecks } from './PermissionChecks';
 import type { Checks } from './PermissionChecks';
 import { DialogTexts } from './texts';
-
-export { setFaceCheck } from './FaceCapture';
-export type { FaceCheck } from './FaceCapture';
 
 export interface InstructionsProps {
   open: boolean;
@@ -38,10 +36,11 @@ export const instructionNeeds = (request: SigningRequest) => {
   return { location: request.location_capture === 'true', face, liveness, camera: face || liveness };
 };
 
-interface LivenessAnswer {
+/** POST /v1/liveness's answer (older services send no `passed`: then code 200 and the score over the threshold). */
+type LivenessAnswer = Partial<Omit<LivenessResponse, 'code' | 'data'>> & {
   code: number;
   data?: { liveliness_score?: { value?: number | string } };
-}
+};
 
 /**
  * The instruction dialogs before signing (spec section 4): permission checks, face capture, liveness video, with Back,
@@ -64,7 +63,8 @@ const InstructionsBody = ({ request, onDone, onBack, onBlocked }: InstructionsPr
   const [face, setFace] = useState<FaceResult>({ status: 'live', image: null });
   const [video, setVideo] = useState<Blob | null>(null);
   const [analysing, setAnalysing] = useState(false);
-  const [unverified, setUnverified] = useState(false);
+  /** The liveness video was refused: the spec's text, or the server's own for a refusal other than the analysis. */
+  const [unverified, setUnverified] = useState<string | null>(null);
   const alive = useRef(true);
   const finished = useRef(false);
   const done = useStableCallback(() => {
@@ -73,6 +73,12 @@ const InstructionsBody = ({ request, onDone, onBack, onBlocked }: InstructionsPr
     onDone();
   });
   const back = useStableCallback(onBack);
+
+  useEffect(() => {
+    // A face or liveness step is coming: the face models load during the permission checks (failures are the
+    // steps' business: they go on without them).
+    if (needs.camera) loadFaceEngine().catch(() => undefined);
+  }, [needs.camera]);
 
   useEffect(() => {
     alive.current = true;
@@ -97,18 +103,27 @@ const InstructionsBody = ({ request, onDone, onBack, onBlocked }: InstructionsPr
   const analyse = async () => {
     if (!video) return;
     setAnalysing(true);
-    setUnverified(false);
+    setUnverified(null);
     try {
       const video_file = await blobToDataUrl(video);
       const path = `${encodeURIComponent(request.orgId)}/${encodeURIComponent(request.requestId)}`;
       const answer = await signerFetch<LivenessAnswer>(`/v1/liveness/${path}`, { body: { video_file } });
-      const value = Number(answer?.data?.liveliness_score?.value);
-      if (!alive.current || !Number.isFinite(value)) return;
-      if (answer.code === 200 && value > request.live_video_threshold) return done();
-      setUnverified(true);
+      if (!alive.current || !answer || typeof answer.code !== 'number') return;
+      // The server decides (it refuses to sign until a video passed); its score is only read without `passed`.
+      const value = Number(answer.data?.liveliness_score?.value);
+      const passed =
+        typeof answer.passed === 'boolean'
+          ? answer.passed && answer.code === 200
+          : answer.code === 200 && Number.isFinite(value) && value > request.live_video_threshold;
+      if (passed) return done();
+      if (answer.code === 400 || Number.isFinite(value)) setUnverified(Messages.faceVerificationFailed);
     } catch (error) {
-      // A 400 is the analysis saying no; any other failure only stops the indicator.
-      if (alive.current && error instanceof ApiError && error.status === 400) setUnverified(true);
+      // A 400 is the analysis saying no (or an unreadable video); another refusal (too large, not a video, too many
+      // attempts) shows the server's words; any other failure only stops the indicator.
+      if (!alive.current || !(error instanceof ApiError)) return;
+      if (error.status === 400) setUnverified(Messages.faceVerificationFailed);
+      else if (error.status > 400 && error.status < 500)
+        setUnverified(serverMessage(error, Messages.faceVerificationFailed));
     } finally {
       if (alive.current) setAnalysing(false);
     }
@@ -155,7 +170,7 @@ const InstructionsBody = ({ request, onDone, onBack, onBlocked }: InstructionsPr
             busy={analysing}
             onVideo={(recorded) => {
               setVideo(recorded);
-              setUnverified(false);
+              setUnverified(null);
             }}
           />
           {analysing && (
@@ -167,7 +182,7 @@ const InstructionsBody = ({ request, onDone, onBack, onBlocked }: InstructionsPr
           )}
           {unverified && (
             <p role="alert" className="error-text">
-              {Messages.faceVerificationFailed}
+              {unverified}
             </p>
           )}
         </>
