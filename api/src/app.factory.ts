@@ -6,6 +6,7 @@ import { Headers } from '@esign/contract';
 import { json, type NextFunction, type Request, type Response } from 'express';
 import compression from 'compression';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AppModule, type AppOverrides } from './app.module';
 import { AppError } from './common/app-error';
@@ -75,13 +76,19 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
     }),
   );
 
-  // The face models for the signer's browser: the very files the API scores with (api/models/face), loaded only when
-  // the organisation asks for face or liveness checks; their names change with their content (manifest), so a day.
-  if (existsSync(config.faceModelsDir))
-    app.useStaticAssets(config.faceModelsDir, { prefix: '/models/face/', index: false, maxAge: '1d' });
-
   // The built web apps' assets (their gzip copies first); their pages are answered by WebController.
-  app.use(precompressed([config.webRoots.admin, config.webRoots.signer], 3600));
+  // The face models for the signer's browser are the very files the API scores with (api/models/face), fetched only
+  // when the organisation asks for face or liveness checks; their names stay the same across builds, so the browser
+  // asks again each time and gets 304 while they are unchanged.
+  app.use(
+    precompressed([
+      { prefix: '/admin-assets/', dir: join(config.webRoots.admin, 'admin-assets'), maxAgeSeconds: 3600 },
+      { prefix: '/signer-assets/', dir: join(config.webRoots.signer, 'signer-assets'), maxAgeSeconds: 3600 },
+      { prefix: '/models/face/', dir: config.faceModelsDir, maxAgeSeconds: 0 },
+    ]),
+  );
+  if (existsSync(config.faceModelsDir))
+    app.useStaticAssets(config.faceModelsDir, { prefix: '/models/face/', index: false, maxAge: 0 });
   for (const root of [config.webRoots.admin, config.webRoots.signer]) {
     if (existsSync(root)) app.useStaticAssets(root, { index: false, fallthrough: true, maxAge: '1h' });
   }

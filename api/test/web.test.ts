@@ -60,6 +60,38 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     await t.http.get('/signer-assets/..%2F..%2Fadmin%2Findex.html').set('Accept-Encoding', 'gzip').expect(404);
   });
 
+  it('serves the face models (gzip copies from the build) to the browser, asked again each time and 304 while unchanged', async () => {
+    const models = t.config.faceModelsDir;
+    const bytes = readFileSync(join(models, 'facemesh.onnx'));
+    const zipped = await t.http
+      .get('/models/face/facemesh.onnx')
+      .set('Accept-Encoding', 'gzip')
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(Number(zipped.headers['content-length'])).toBe(statSync(join(models, 'facemesh.onnx.gz')).size);
+    expect(zipped.headers['cache-control']).toBe('public, max-age=0');
+    expect(Buffer.compare(zipped.body as Buffer, bytes)).toBe(0);
+    const again = await t.http
+      .get('/models/face/facemesh.onnx')
+      .set('Accept-Encoding', 'gzip')
+      .set('If-None-Match', zipped.headers.etag)
+      .expect(304);
+    expect(again.headers['content-encoding']).toBeUndefined();
+
+    const plain = await t.http
+      .get('/models/face/blazeface-front-128.onnx')
+      .set('Accept-Encoding', 'identity')
+      .expect(200);
+    expect(Number(plain.headers['content-length'])).toBe(statSync(join(models, 'blazeface-front-128.onnx')).size);
+    await t.http.get('/models/face/..%2F..%2Fpackage.json').set('Accept-Encoding', 'gzip').expect(404);
+  });
+
   it('serves the console at the staff routes and the signer app at the recipient routes', async () => {
     for (const path of [
       '/sign-in',

@@ -14,6 +14,7 @@
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { onnx } = require('onnx-proto');
 const { convertGraphModel } = require('./tfjs-to-onnx');
 
@@ -112,6 +113,15 @@ function main() {
       fs.writeFileSync(`${out}.tmp`, bytes);
       fs.renameSync(`${out}.tmp`, out); // never a half-written file that a later run would take as up to date
       console.log(`wrote       ${rel(out)} (${bytes.length} bytes)`);
+    }
+    if (t.file.endsWith('.onnx')) {
+      // The gzip copy the API sends browsers (api/src/common/precompressed.ts), so it does not compress 3 MB each time.
+      const gz = `${out}.gz`;
+      if (!fs.existsSync(gz) || fs.statSync(gz).mtimeMs < fs.statSync(out).mtimeMs) {
+        fs.writeFileSync(`${gz}.tmp`, zlib.gzipSync(bytes, { level: 9 }));
+        fs.renameSync(`${gz}.tmp`, gz);
+        console.log(`wrote       ${rel(gz)}`);
+      }
     }
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const entry = { file: t.file, sha256, bytes: bytes.length, source: t.pkg.id, license: t.pkg.license, from: t.from };
