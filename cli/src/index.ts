@@ -1,21 +1,40 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { version } from '../package.json';
+import { registerAccount } from './commands/account';
+import { registerBulk } from './commands/bulk';
 import { dscAgent } from './commands/dsc-agent';
 import { health } from './commands/health';
+import { registerRequests } from './commands/requests';
+import { registerVerify } from './commands/verify';
+import { ExitCode } from './core/errors';
 
-/** esign-cli: operators' and CI scripts' command line (login, send, bulk, status, report, verify come in step 8). */
+/**
+ * esign-cli: operators' and CI scripts' command line. Global options: --url (ESIGN_URL), --key (ESIGN_API_KEY) and
+ * --json; otherwise the profile saved by `esign-cli login`. Nothing prompts under CI=true or without a terminal.
+ * Exit codes: cli/README.md (core/errors.ts).
+ */
 const program = new Command('esign-cli')
   .description('Command line for the e-Sign API')
   .version(version)
-  .option('--url <url>', 'API address', process.env.ESIGN_URL ?? 'http://localhost:3000');
+  .option('--url <url>', 'API address (default: $ESIGN_URL, the saved profile, http://localhost:3000)')
+  .option('--key <key>', 'organisation API key or session key (default: $ESIGN_API_KEY, the saved profile)')
+  .option('--json', 'print JSON instead of text (errors too)')
+  .showHelpAfterError()
+  .exitOverride();
 
 program
   .command('health')
   .description('Check that the API answers, and on which database')
   .action(async () => {
-    process.exitCode = await health(program.opts<{ url: string }>(), (line) => console.log(line));
+    const url = program.opts<{ url?: string }>().url ?? process.env.ESIGN_URL ?? 'http://localhost:3000';
+    process.exitCode = await health({ url }, (line) => console.log(line));
   });
+
+registerAccount(program);
+registerRequests(program);
+registerBulk(program);
+registerVerify(program);
 
 program
   .command('dsc-agent')
@@ -35,6 +54,11 @@ program
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : String(err));
-  process.exitCode = 1;
+  if (err instanceof CommanderError) {
+    // Help and --version end with code 0; a usage error was printed by commander already.
+    process.exitCode = err.exitCode === 0 ? 0 : ExitCode.usage;
+    return;
+  }
+  console.error(`esign-cli: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = ExitCode.failed;
 });

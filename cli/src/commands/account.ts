@@ -1,0 +1,4 @@
+import type { Command } from 'commander';
+
+/** Placeholder while the command is written (step 8): registers nothing yet. */
+export function registerAccount(_program: Command): void {}
