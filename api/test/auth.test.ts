@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Messages } from '@esign/contract';
-import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
+import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
 const invalid = {
   code: 401,
@@ -202,5 +202,31 @@ describe('organisation API keys', () => {
     const created = await t.http.post('/api/api-keys').set('apikey', bobs).send({ name: 'bob key' }).expect(201);
     await t.http.delete(`/api/api-keys/${created.body.id}`).set('apikey', session).expect(404);
     await t.http.get('/api/organisations/other').set('apikey', created.body.key).expect(200);
+  });
+});
+
+describe('GET /api/whoami', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+  });
+  afterAll(() => t.close());
+
+  it('names the user and organisation of a session key', async () => {
+    const key = await signIn(t, 'alice', 'alice-password');
+    const res = await t.http.get('/api/whoami').set('apikey', key).expect(200);
+    expect(res.body).toEqual({ kind: 'session', orgId: 'acme', username: 'alice', keyName: null });
+  });
+
+  it('names the organisation and key name of an organisation API key', async () => {
+    const key = await orgApiKey(t, 'acme', 'ci-runner');
+    const res = await t.http.get('/api/whoami').set('apikey', key).expect(200);
+    expect(res.body).toEqual({ kind: 'org', orgId: 'acme', username: null, keyName: 'ci-runner' });
+  });
+
+  it('answers 401 without a key or with an unknown one', async () => {
+    await t.http.get('/api/whoami').expect(401);
+    await t.http.get('/api/whoami').set('apikey', 'ess_not-a-key').expect(401);
   });
 });

@@ -24,6 +24,16 @@ export interface ConsumerResponse {
   created_at: number;
 }
 
+/** GET /api/whoami: who the `apikey` is (esign-cli login and whoami). */
+export interface WhoAmIResponse {
+  kind: 'session' | 'org';
+  orgId: string;
+  /** The console user behind a session key; null for an organisation API key. */
+  username: string | null;
+  /** The name of an organisation API key; null for a session key. */
+  keyName: string | null;
+}
+
 /** Every error the API answers has this body. `code` is the HTTP status; `error` the domain code. */
 export interface ErrorBody {
   code: number;

@@ -2,7 +2,7 @@
  * The /v1 request shapes of the staff side (spec sections 3 and 7) and the API's own texts for requests, in the
  * specification's style. The console, the CLI and the API all import these.
  */
-import type { PartyStatus, RequestStatus, SignatureType } from './status';
+import type { PartyStatus, RequestStatus, SignatureType, SigningMethodCode } from './status';
 
 export const RequestMessages = {
   tooManyRecipients: 'A request can have at most 6 recipients.',
@@ -28,6 +28,7 @@ export const RequestMessages = {
   inviteSent: 'Invite sent successfully',
   templateNameRequired: 'Please enter a template name.',
   templateNotFound: 'Template not found.',
+  clientReferenceInvalid: 'clientReference (or the Idempotency-Key header) must be 1 to 100 characters.',
 } as const;
 
 /** A recipient as the console sends it in the `data` field of /v1/upload. */
@@ -63,6 +64,14 @@ export interface UploadResponse {
   'file-url': string;
   pdfheight: number;
   'total-pages': number;
+  /**
+   * True when the upload's clientReference (Idempotency-Key) was used before in the organisation: nothing was created,
+   * and this is the earlier request (a draft to save and process, or already sent: see status).
+   */
+  duplicate?: true;
+  /** With duplicate: the earlier request's status ('draft' while it can still be saved and processed). */
+  status?: RequestStatus | 'deleted';
+  clientReference?: string;
 }
 
 /** An entry of `data` in /v1/save and /v1/process. */
@@ -89,6 +98,10 @@ export interface PartyView {
   uploadUrl: string;
   downloadUrl?: string;
   sign_url: string | null;
+  /** The signing method the party used (0 Aadhaar, 1 DSC, 2 e-Signature); null until chosen. */
+  sign_method?: SigningMethodCode | null;
+  /** When the party signed (ISO 8601); null otherwise. */
+  signed_at?: string | null;
 }
 
 /** A request list item (spec section 3). */
@@ -103,6 +116,9 @@ export interface RequestListItem {
   status_text: string;
   /** Applying a submitted signature or the final seal failed (the seal job retries); null otherwise. */
   seal_error: string | null;
+  /** When the request was submitted and when every party had signed (ISO 8601); null until then. */
+  submitted_at?: string | null;
+  completed_at?: string | null;
   data: PartyView[];
 }
 

@@ -30,8 +30,11 @@ export function fail(io: Io, error: unknown): ExitCodeValue {
     error instanceof CliError
       ? error
       : new CliError(error instanceof Error ? error.message : String(error), ExitCode.failed);
-  if (io.json) io.out(JSON.stringify({ ok: false, error: e.message, exitCode: e.exitCode, ...e.details }, null, 2));
-  else io.err(`esign-cli: ${e.message}`);
+  if (io.json) {
+    // `error` is the message; the API's domain code (e.g. VALIDATION_FAILED) and HTTP status come as code and status.
+    const { error: code, status } = e.details;
+    io.out(JSON.stringify({ ok: false, error: e.message, exitCode: e.exitCode, status, code }, null, 2));
+  } else io.err(`esign-cli: ${e.message}`);
   return e.exitCode;
 }
 

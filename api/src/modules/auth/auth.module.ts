@@ -6,7 +6,7 @@ import { OrganisationsModule } from '../organisations/organisations.module';
 import { ApiKeyEntity } from './api-key.entity';
 import { ApiKeysController } from './api-keys.controller';
 import { AuthService } from './auth.service';
-import { ConsumersController } from './consumers.controller';
+import { ConsumersController, WhoAmIController } from './consumers.controller';
 import { LoginFailureEntity } from './login-failure.entity';
 import { LoginThrottleService } from './login-throttle.service';
 import { UserEntity } from './user.entity';
@@ -14,7 +14,7 @@ import { UsersService } from './users.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity, ApiKeyEntity, LoginFailureEntity]), OrganisationsModule],
-  controllers: [ConsumersController, ApiKeysController],
+  controllers: [ConsumersController, WhoAmIController, ApiKeysController],
   providers: [AuthService, UsersService, LoginThrottleService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [AuthService, UsersService],
 })

@@ -6,6 +6,7 @@ import {
   type ConsumerResponse,
   type CreatedApiKey,
   type KeyAuthResponse,
+  type WhoAmIResponse,
 } from '@esign/contract';
 import { randomUUID } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
@@ -99,6 +100,18 @@ export class AuthService {
       await this.keys.update({ id: row.id }, { lastUsedAt: now });
     }
     return { orgId: row.orgId, keyId: row.id, kind: row.kind, userId: row.userId };
+  }
+
+  /** GET /api/whoami: the kind of the calling key, its organisation and its user or name. */
+  async whoami(auth: AuthContext): Promise<WhoAmIResponse> {
+    const row = await this.keys.findOne({ where: { id: auth.keyId } });
+    const user = auth.userId ? await this.users.findById(auth.userId) : null;
+    return {
+      kind: auth.kind === 'session' ? 'session' : 'org',
+      orgId: auth.orgId,
+      username: user?.username ?? null,
+      keyName: auth.kind === 'session' ? null : (row?.name ?? null),
+    };
   }
 
   /** Sign-out: revokes the session key the call was made with. */

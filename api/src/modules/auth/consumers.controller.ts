@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { ConsumerResponse, KeyAuthResponse } from '@esign/contract';
+import type { ConsumerResponse, KeyAuthResponse, WhoAmIResponse } from '@esign/contract';
 import type { Request } from 'express';
 import { Auth, Public, type AuthContext } from '../../common/auth/auth-context';
 import { AuthService } from './auth.service';
@@ -32,5 +32,19 @@ export class ConsumersController {
   @HttpCode(204)
   signOut(@Auth() auth: AuthContext, @Param('username') username: string): Promise<void> {
     return this.auth.signOut(auth, username);
+  }
+}
+
+/** Who the `apikey` is: its kind, organisation and user (session key) or name (organisation key). */
+@ApiTags('consumers')
+@ApiSecurity('apikey')
+@Controller('api')
+export class WhoAmIController {
+  constructor(private readonly auth: AuthService) {}
+
+  @ApiOperation({ summary: 'Who the apikey is: { kind: session | org, orgId, username, keyName }.' })
+  @Get('whoami')
+  whoami(@Auth() auth: AuthContext): Promise<WhoAmIResponse> {
+    return this.auth.whoami(auth);
   }
 }

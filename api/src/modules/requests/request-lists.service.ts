@@ -118,6 +118,8 @@ export class RequestListsService {
       'max-status': r.signersTotal,
       status_text: STATUS_TEXT[r.status] ?? statusText(r),
       seal_error: r.status === 'in-progress' ? r.sealError : null,
+      submitted_at: r.submittedAt ? r.submittedAt.toISOString() : null,
+      completed_at: r.completedAt ? r.completedAt.toISOString() : null,
       data,
     };
   }
@@ -150,6 +152,8 @@ export class RequestListsService {
           order: p.order,
           uploadUrl,
           sign_url: live && p.tokenHash ? await this.links.signUrl(r.orgId, r.refId, p.order, p.tokenNonce) : null,
+          sign_method: p.signMethod ?? null,
+          signed_at: p.signedAt ? p.signedAt.toISOString() : null,
         };
         if (downloadUrl && (p.status === 'completed' || r.status === 'completed')) view.downloadUrl = downloadUrl;
         return view;

@@ -1,0 +1,298 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { DEMO, REPO, runCli, startApi, type StartedApi } from './support/api-server';
+
+/** The shared fixtures beside the checkout (as api/test/support/fixtures.ts finds them); SHARED_DIR overrides. */
+function sharedDir(): string {
+  for (const dir of [process.env.SHARED_DIR, resolve(REPO, '..', 'shared')])
+    if (dir && existsSync(join(dir, 'fixtures'))) return dir;
+  throw new Error('The shared fixtures were not found: keep shared/ beside the checkout or set SHARED_DIR.');
+}
+
+/** A small RGBA PNG with a dark stroke: what the signature pad sends. */
+function signaturePng(): Buffer {
+  const [w, h] = [120, 40];
+  const raw = Buffer.alloc((w * 4 + 1) * h);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++)
+      if (Math.abs(y - 20 - 12 * Math.sin(x / 10)) < 3) raw.set([20, 20, 120, 255], y * (w * 4 + 1) + 1 + x * 4);
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** The recipient's calls (api/test/support/signing.ts signAs): opened, signing, method 2, a drawn signature. */
+async function signAs(url: string, signUrl: string, orgId: string, refId: number, order: number): Promise<void> {
+  const token = new URL(signUrl).searchParams.get('token') as string;
+  const headers = { 'x-sign-token': token, 'content-type': 'application/json' };
+  const base = `${url}/v1`;
+  const path = `${orgId}/${refId}/${order}`;
+  const call = async (method: string, p: string, body?: unknown) => {
+    const res = await fetchRetry(`${base}/${p}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${p} answered ${res.status}: ${text}`);
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  };
+  const ref = (await call('GET', `reference/${path}`)) as { request: { requestId: string } };
+  const requestId = ref.request.requestId;
+  await call('POST', `signer_details/${path}`, {
+    status: 'opened',
+    userAgent: { OS: 'Linux', Browser: 'Firefox 130' },
+  });
+  await call('POST', `signer_details/${path}`, { status: 'signing' });
+  await call('GET', `init/${orgId}/${requestId}?method=2`);
+  await call('POST', `esignature/${orgId}/${requestId}`, {
+    file: `data:image/png;base64,${signaturePng().toString('base64')}`,
+  });
+}
+
+/** fetch, once more when the server closed an idle kept-alive connection under us ("other side closed"). */
+async function fetchRetry(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch {
+    return fetch(url, init);
+  }
+}
+
+const PDF = () => join(sharedDir(), 'fixtures', 'pdfs', 'normal.pdf');
+
+describe('esign-cli account and request commands against the built API', () => {
+  let api: StartedApi;
+  let home: string;
+  const cli = (args: string[], input?: string) => runCli(['--url', api.url, ...args], { home, input });
+  const profileFile = () => join(home, '.config', 'esign-cli', 'profile.json');
+
+  beforeAll(async () => {
+    api = await startApi();
+    home = mkdtempSync(join(tmpdir(), 'esign-cli-home-'));
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('refuses a wrong password with exit 3 and one line', () => {
+    const run = cli(['login', '--username', DEMO.username, '--password-stdin'], 'wrong-password\n');
+    expect(run.code).toBe(3);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/^esign-cli: /);
+    expect(existsSync(profileFile())).toBe(false);
+  });
+
+  it('asks for the password flag when not interactive', () => {
+    const run = cli(['login', '--username', DEMO.username]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--password-stdin');
+  });
+
+  it('signs in with a password from stdin: a 0600 profile, and whoami shows demo', () => {
+    const run = cli(['login', '--username', DEMO.username, '--password-stdin'], `${DEMO.password}\n`);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(statSync(profileFile()).mode & 0o777).toBe(0o600);
+    const who = cli(['whoami']);
+    expect(who.code).toBe(0);
+    expect(who.stdout).toContain(DEMO.username);
+    expect(who.stdout).toContain(DEMO.orgId);
+    const json = JSON.parse(cli(['--json', 'whoami']).stdout);
+    expect(json).toMatchObject({ orgId: DEMO.orgId, username: DEMO.username, kind: 'session', url: api.url });
+  });
+
+  it('checks and saves an organisation API key read from stdin', async () => {
+    const session = JSON.parse(readFileSync(profileFile(), 'utf8')).key as string;
+    const res = await fetchRetry(`${api.url}/api/api-keys`, {
+      method: 'POST',
+      headers: { apikey: session, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ci-runner' }),
+    });
+    const { key } = (await res.json()) as { key: string };
+    const keyHome = mkdtempSync(join(tmpdir(), 'esign-cli-key-'));
+    try {
+      const login = runCli(['--url', api.url, 'login', '--api-key-stdin'], { home: keyHome, input: `${key}\n` });
+      expect(login.stderr).toBe('');
+      expect(login.code).toBe(0);
+      const who = JSON.parse(runCli(['--url', api.url, '--json', 'whoami'], { home: keyHome }).stdout);
+      expect(who).toMatchObject({ orgId: DEMO.orgId, kind: 'api-key', keyName: 'ci-runner', username: null });
+      const bare = runCli(['--url', api.url, '--json', 'list'], { home: home, env: { ESIGN_API_KEY: key } });
+      expect(bare.code).toBe(0);
+      const refused = runCli(['--url', api.url, 'login', '--api-key-stdin'], { home: keyHome, input: 'esk_wrong\n' });
+      expect(refused.code).toBe(3);
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(keyHome, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses bad signer specs locally (exit 2) and creates no request', async () => {
+    const bad = cli(['send', PDF(), '--signer', 'Asha Rao,not-an-email,9876543210,e-Signature']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('esign-cli: Recipient 1: Please enter valid email address.');
+    const seven = Array.from({ length: 7 }, (_, i) => ['--signer', `P${i},p${i}@example.in,98765432${10 + i},Aadhaar`]);
+    const many = cli(['send', PDF(), ...seven.flat()]);
+    expect(many.code).toBe(2);
+    expect(many.stderr.trim()).toBe('esign-cli: A request can have at most 6 recipients.');
+    const type = cli(['send', PDF(), '--signer', 'Asha,asha@example.in,9876543210,Pen']);
+    expect(type.code).toBe(2);
+    expect(type.stderr).toContain('Please select a signature type');
+    // The API's own check (a page the PDF does not have): its message, exit 2, and the draft is removed again.
+    const page = cli(['--json', 'send', PDF(), '--signer', 'Asha,asha@example.in,9876543210,Aadhaar', '--page', '9']);
+    expect(page.code).toBe(2);
+    expect(JSON.parse(page.stdout)).toMatchObject({
+      ok: false,
+      exitCode: 2,
+      error: expect.stringMatching(/^Page 9 does not exist in this document/),
+    });
+    const list = JSON.parse(cli(['--json', 'list']).stdout);
+    expect(list).toEqual([]);
+    const key = JSON.parse(readFileSync(profileFile(), 'utf8')).key as string;
+    const drafts = await fetchRetry(`${api.url}/v1/drafts/${DEMO.orgId}`, { headers: { apikey: key } });
+    expect(((await drafts.json()) as { total: number }).total).toBe(0);
+  });
+
+  let refId = 0;
+
+  it('sends a PDF to two signers and a copy: the Ref ID and two sign links', () => {
+    const run = cli([
+      '--json',
+      'send',
+      PDF(),
+      '--signer',
+      'Asha Rao,asha@example.in,+91 98765 43210,e-Signature',
+      '--signer',
+      'Vikram Shah,vikram@example.in,9123456789,Aadhaar',
+      '--copy',
+      'Meera Iyer,meera@example.in,+919988776655',
+      '--page',
+      '1',
+      '--reminder',
+      '24',
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as { refId: number; recipients: Array<{ order: number; sign_url: string }> };
+    expect(out.refId).toBeGreaterThan(0);
+    expect(out.recipients.map((r) => r.order)).toEqual([1, 2]);
+    for (const r of out.recipients) expect(r.sign_url).toMatch(/^http.*token=/);
+    refId = out.refId;
+  });
+
+  it('shows the status with every party', () => {
+    const run = cli(['status', String(refId)]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('in-progress');
+    for (const name of ['Asha Rao', 'Vikram Shah', 'Meera Iyer']) expect(run.stdout).toContain(name);
+    expect(run.stdout).toMatch(/Meera Iyer\s+copy/);
+    const json = JSON.parse(cli(['--json', 'status', String(refId)]).stdout);
+    expect(json.parties).toHaveLength(3);
+  });
+
+  it('refuses to download an unfinished request', () => {
+    const run = cli(['download', String(refId), '-o', join(home, 'x.pdf')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('not completed');
+  });
+
+  it('downloads the signed PDF once the only signer has signed', async () => {
+    const sent = cli([
+      '--json',
+      'send',
+      PDF(),
+      '--no-otp',
+      '--signer',
+      'Asha Rao,asha@example.in,9876543210,e-Signature',
+    ]);
+    expect(sent.code).toBe(0);
+    const { refId: one, recipients } = JSON.parse(sent.stdout) as {
+      refId: number;
+      recipients: Array<{ order: number; sign_url: string }>;
+    };
+    await signAs(api.url, recipients[0].sign_url, DEMO.orgId, one, 1);
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = JSON.parse(cli(['--json', 'status', String(one)]).stdout).status;
+    }
+    expect(status).toBe('completed');
+    const file = join(home, 'signed.pdf');
+    let run = cli(['download', String(one), '-o', file]);
+    for (let i = 0; i < 20 && run.code !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      run = cli(['download', String(one), '-o', file]);
+    }
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const pdf = readFileSync(file);
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.includes('/ByteRange')).toBe(true);
+
+    const shown = JSON.parse(cli(['--json', 'status', String(one)]).stdout);
+    expect(shown.parties[0]).toMatchObject({ status: 'completed', method: 'e-Signature' });
+    expect(shown.completed).toEqual(expect.any(String));
+
+    const list = JSON.parse(cli(['--json', 'list']).stdout) as Array<{ refId: number }>;
+    expect(list.map((r) => r.refId)).toEqual(expect.arrayContaining([refId, one]));
+    const completed = JSON.parse(cli(['--json', 'list', '--status', 'completed']).stdout) as Array<{ refId: number }>;
+    expect(completed.map((r) => r.refId)).toEqual([one]);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const csv = cli(['report', '--from', today, '--to', today, '--format', 'csv']);
+    expect(csv.code).toBe(0);
+    const lines = csv.stdout.trim().split('\n');
+    expect(lines[0]).toBe('refId,filename,status,created,completed,duration_seconds,parties');
+    const row = lines.find((l) => l.startsWith(`${one},`));
+    expect(row).toContain('completed by e-Signature');
+    expect(lines.some((l) => l.startsWith(`${refId},`))).toBe(true);
+    const json = JSON.parse(cli(['report', '--from', today, '--to', today, '--format', 'json']).stdout);
+    expect(json.find((r: { refId: number }) => r.refId === one).duration_seconds).toEqual(expect.any(Number));
+  });
+
+  it('answers errors as JSON with --json', () => {
+    const run = cli(['--json', 'status', '999999']);
+    expect(run.code).toBe(4);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, exitCode: 4, error: expect.any(String) });
+    const usage = cli(['--json', 'send', PDF(), '--signer', 'x,bad,1,Aadhaar']);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toMatchObject({ ok: false, exitCode: 2 });
+  });
+
+  it('lists the templates (none yet)', () => {
+    const run = cli(['--json', 'templates']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([]);
+  });
+
+  it('logs out: the profile goes, the key is revoked, and status then exits 3', () => {
+    const key = JSON.parse(readFileSync(profileFile(), 'utf8')).key as string;
+    const run = cli(['logout']);
+    expect(run.code).toBe(0);
+    expect(existsSync(profileFile())).toBe(false);
+    const after = cli(['status', String(refId)]);
+    expect(after.code).toBe(3);
+    expect(after.stderr.trim().split('\n')).toHaveLength(1);
+    const revoked = cli(['--key', key, 'whoami']);
+    expect(revoked.code).toBe(3);
+  });
+});
