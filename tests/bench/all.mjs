@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let failed = 0;
-for (const script of ['lists.mjs', 'seal.mjs', 'signer-page.mjs', 'face-server.mjs', 'face-browser.mjs']) {
+for (const script of ['lists.mjs', 'seal.mjs', 'bulk.mjs', 'signer-page.mjs', 'face-server.mjs', 'face-browser.mjs']) {
   console.log(`\n=== ${script}`);
   const run = spawnSync(process.execPath, [path.join(here, script)], { stdio: 'inherit' });
   if (run.status !== 0) failed++;

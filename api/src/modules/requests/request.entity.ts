@@ -20,6 +20,9 @@ export interface PageGeometry {
 // The console's lists read one index: newest first within (organisation, draft or not, not deleted); the file name is
 // in it too so a file-name search scans the index, not the table.
 @Index('idx_requests_list', ['orgId', 'isDraft', 'deletedAt', 'createdAt', 'filename'])
+// The caller's idempotency reference (POST /v1/upload clientReference / Idempotency-Key): one request per reference and
+// organisation; requests without one (NULL) are not constrained.
+@Index('idx_requests_client_reference', ['orgId', 'clientReference'], { unique: true })
 export class RequestEntity {
   @PrimaryColumn({ name: 'ref_id', type: 'bigint', transformer: bigintNumber })
   refId!: number;
@@ -72,6 +75,10 @@ export class RequestEntity {
 
   @Column({ name: 'template_id', type: 'varchar', length: 36, nullable: true })
   templateId!: string | null;
+
+  /** The caller's reference for idempotent uploads (1..100 characters), unique within the organisation. */
+  @Column({ name: 'client_reference', type: 'varchar', length: 100, nullable: true })
+  clientReference!: string | null;
 
   /** The user or organisation key that created it. */
   @Column({ name: 'created_by', type: 'varchar', length: 36 })

@@ -48,6 +48,7 @@ export function lockFor(manager: EntityManager): { lock?: { mode: 'pessimistic_w
 }
 
 const MIN_RESEND_SECONDS = 60;
+const CLIENT_REFERENCE_MAX = 100;
 
 /** A party's recipient-side state before anything happened on its link (new requests and duplicates). */
 export const FRESH_RECIPIENT_STATE = {
@@ -117,6 +118,12 @@ export class RequestsService {
     const editing = body.refId === undefined || body.refId === '' ? null : toRefId(body.refId);
     if (body.refId !== undefined && body.refId !== '' && editing === null)
       throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
+    const clientReference = clientReferenceOf(body.clientReference);
+    // The same client reference again answers the request it created (a retry, or a bulk run resumed).
+    if (editing === null && clientReference !== null) {
+      const existing = await this.byClientReference(auth, clientReference);
+      if (existing) return existing;
+    }
     // Editing a draft without a new file (or template) keeps its document.
     if (editing !== null && !file && !prepare) return this.editDraft(auth, editing, recipients, options, null);
     let prepared: PreparedDocument;
@@ -130,74 +137,84 @@ export class RequestsService {
     const stored = await this.storage.put(inspected.bytes);
     const now = this.clock.now();
 
-    const request = await this.withNewRefId(async (manager, refId) => {
-      const req = manager.create(RequestEntity, {
-        refId,
-        orgId: auth.orgId,
-        filename: prepared.filename,
-        fileKey: stored.key,
-        fileSize: stored.size,
-        totalPages: inspected.totalPages,
-        geometry: inspected.geometry,
-        ...options,
-        status: 'draft',
-        isDraft: true,
-        signersTotal: recipients.filter((r) => !r.observer).length,
-        signersDone: 0,
-        templateId: prepared.templateId,
-        createdBy: auth.userId ?? auth.keyId,
-        submittedAt: null,
-        expiresAt: null,
-        completedAt: null,
-        signedFileKey: null,
-        sealError: null,
-        sealFailedAt: null,
-        deletedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      });
-      await manager.insert(RequestEntity, req);
-      let signerIndex = 0;
-      const parties = recipients.map((r, i) => {
-        const fromTemplate = r.observer ? undefined : prepared.signerBoxes?.[signerIndex++];
-        return manager.create(PartyEntity, {
-          id: randomUUID(),
+    let request: { req: RequestEntity; parties: PartyEntity[] };
+    try {
+      request = await this.withNewRefId(async (manager, refId) => {
+        const req = manager.create(RequestEntity, {
           refId,
           orgId: auth.orgId,
-          order: i + 1,
-          name: r.name,
-          email: r.email,
-          phoneNumber: r.phoneNumber,
-          observer: r.observer,
-          signatureType: r.signatureType,
-          status: 'saved',
-          ...FRESH_RECIPIENT_STATE,
-          pageNo: fromTemplate?.pageNo ?? null,
-          applyAll: false,
-          rectangle: null,
-          dragCoord: null,
-          boxes: fromTemplate?.boxes ?? null,
+          clientReference,
+          filename: prepared.filename,
+          fileKey: stored.key,
+          fileSize: stored.size,
+          totalPages: inspected.totalPages,
+          geometry: inspected.geometry,
+          ...options,
+          status: 'draft',
+          isDraft: true,
+          signersTotal: recipients.filter((r) => !r.observer).length,
+          signersDone: 0,
+          templateId: prepared.templateId,
+          createdBy: auth.userId ?? auth.keyId,
+          submittedAt: null,
+          expiresAt: null,
+          completedAt: null,
+          signedFileKey: null,
+          sealError: null,
+          sealFailedAt: null,
+          deletedAt: null,
           createdAt: now,
           updatedAt: now,
         });
+        await manager.insert(RequestEntity, req);
+        let signerIndex = 0;
+        const parties = recipients.map((r, i) => {
+          const fromTemplate = r.observer ? undefined : prepared.signerBoxes?.[signerIndex++];
+          return manager.create(PartyEntity, {
+            id: randomUUID(),
+            refId,
+            orgId: auth.orgId,
+            order: i + 1,
+            name: r.name,
+            email: r.email,
+            phoneNumber: r.phoneNumber,
+            observer: r.observer,
+            signatureType: r.signatureType,
+            status: 'saved',
+            ...FRESH_RECIPIENT_STATE,
+            pageNo: fromTemplate?.pageNo ?? null,
+            applyAll: false,
+            rectangle: null,
+            dragCoord: null,
+            boxes: fromTemplate?.boxes ?? null,
+            createdAt: now,
+            updatedAt: now,
+          });
+        });
+        await manager.insert(PartyEntity, parties as QueryDeepPartialEntity<PartyEntity>[]);
+        await this.audit.record(manager, {
+          orgId: auth.orgId,
+          refId,
+          type: 'request.created',
+          actor: actorOf(auth),
+          data: {
+            filename: prepared.filename,
+            sha256: stored.key,
+            pages: inspected.totalPages,
+            repaired: inspected.repaired,
+            templateId: prepared.templateId,
+            recipients: parties.length,
+          },
+        });
+        return { req, parties: await this.parties(manager, refId) };
       });
-      await manager.insert(PartyEntity, parties as QueryDeepPartialEntity<PartyEntity>[]);
-      await this.audit.record(manager, {
-        orgId: auth.orgId,
-        refId,
-        type: 'request.created',
-        actor: actorOf(auth),
-        data: {
-          filename: prepared.filename,
-          sha256: stored.key,
-          pages: inspected.totalPages,
-          repaired: inspected.repaired,
-          templateId: prepared.templateId,
-          recipients: parties.length,
-        },
-      });
-      return { req, parties: await this.parties(manager, refId) };
-    });
+    } catch (err) {
+      // Two uploads with the same reference at once: the unique index lets one in; the other answers the winner's.
+      const winner =
+        clientReference !== null && isUniqueViolation(err) && (await this.byClientReference(auth, clientReference));
+      if (winner) return winner;
+      throw err;
+    }
 
     return {
       code: 200,
@@ -290,6 +307,25 @@ export class RequestsService {
     };
   }
 
+  /** The request created earlier with this client reference, answered as its upload was (plus duplicate and status). */
+  private async byClientReference(auth: AuthContext, clientReference: string): Promise<UploadResponse | null> {
+    const req = await this.db.manager.findOneBy(RequestEntity, { orgId: auth.orgId, clientReference });
+    if (!req) return null;
+    const parties = await this.parties(this.db.manager, req.refId);
+    const first = req.geometry[0];
+    return {
+      code: 200,
+      refId: req.refId,
+      requests: parties.map((p) => this.uploadedRecipient(p)),
+      'file-url': await this.links.documentUrl(auth.orgId, req.refId, 'original'),
+      pdfheight: first ? displayedHeight(first) : 0,
+      'total-pages': req.totalPages,
+      duplicate: true,
+      status: req.deletedAt && req.isDraft ? 'deleted' : req.status,
+      clientReference,
+    };
+  }
+
   private uploadedRecipient(p: PartyEntity): UploadedRecipient {
     return {
       refId: p.refId,
@@ -314,8 +350,9 @@ export class RequestsService {
       try {
         return await this.db.transaction((manager) => work(manager, refId));
       } catch (err) {
-        const duplicate = /UNIQUE constraint|Duplicate entry|ER_DUP_ENTRY/i.test(String((err as Error)?.message));
-        if (!duplicate || attempt >= 4) throw err;
+        // Drawn again only when the Ref ID itself was taken meanwhile (not for another unique index).
+        if (!isUniqueViolation(err) || attempt >= 4) throw err;
+        if (!(await this.db.manager.existsBy(RequestEntity, { refId }))) throw err;
       }
     }
   }
@@ -699,6 +736,18 @@ export class RequestsService {
 }
 
 /** The height a viewer shows a page at: its crop box, turned by its rotation. */
+const isUniqueViolation = (err: unknown): boolean =>
+  /UNIQUE constraint|Duplicate entry|ER_DUP_ENTRY/i.test(String((err as Error)?.message));
+
+/** clientReference of /v1/upload (or the Idempotency-Key header): 1 to 100 characters after trimming; null when absent. */
+export function clientReferenceOf(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (!text || text.length > CLIENT_REFERENCE_MAX)
+    throw new AppError('VALIDATION_FAILED', RequestMessages.clientReferenceInvalid);
+  return text;
+}
+
 function displayedHeight(g: { cropBox: [number, number, number, number]; rotation: number }): number {
   return g.rotation % 180 === 0 ? g.cropBox[3] : g.cropBox[2];
 }

@@ -39,13 +39,16 @@ export class V1RequestsController {
 
   @ApiOperation({
     summary:
-      'Create a request as a draft (parties SAVED): multipart data (JSON recipients), file (or template_id), checkOrder, otpRequired, orgId, reminder, reminder_duration.',
+      'Create a request as a draft (parties SAVED): multipart data (JSON recipients), file (or template_id), checkOrder, otpRequired, orgId, reminder, reminder_duration, clientReference (or the Idempotency-Key header: the same reference again answers the earlier request with duplicate: true).',
   })
   @ApiConsumes('multipart/form-data')
   @Post('upload')
   @HttpCode(200)
   upload(@Auth() auth: AuthContext, @Req() req: Request): Promise<UploadResponse> {
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const body = { ...((req.body ?? {}) as Record<string, unknown>) };
+    // An idempotency key may come as the clientReference field or the Idempotency-Key header.
+    if (body.clientReference === undefined && req.header('idempotency-key') !== undefined)
+      body.clientReference = req.header('idempotency-key');
     const templateId = typeof body.template_id === 'string' && body.template_id ? body.template_id : null;
     const prepare = templateId ? this.templateUploads.preparer(auth, templateId, body.formFieldValues) : undefined;
     return this.requests.upload(auth, body, uploadedFile(req), prepare);

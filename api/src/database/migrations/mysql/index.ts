@@ -5,6 +5,7 @@ import { Signing1795375481026 } from './1795375481026-Signing';
 import { EsignTransactions1795390009432 } from './1795390009432-EsignTransactions';
 import { DscAgentSessions1795391435165 } from './1795391435165-DscAgentSessions';
 import { FaceLiveness1795397051173 } from './1795397051173-FaceLiveness';
+import { ClientReference1795401397417 } from './1795401397417-ClientReference';
 
 export const MYSQL_MIGRATIONS = [
   Init1795318066055,
@@ -13,4 +14,5 @@ export const MYSQL_MIGRATIONS = [
   EsignTransactions1795390009432,
   DscAgentSessions1795391435165,
   FaceLiveness1795397051173,
+  ClientReference1795401397417,
 ];
