@@ -27,7 +27,7 @@ step "API suite on SQLite"
 step "API suite on MariaDB"
 (cd api && DB_ENGINE=mariadb npx jest --json --outputFile="$results/api-mariadb.json") || status=1
 
-step "CLI suite (DSC token signer on a SoftHSMv2 token)"
+step "CLI suite (the built CLI against the built API: commands, bulk, verify; the DSC agent on SoftHSMv2 tokens)"
 (cd cli && npx jest --json --outputFile="$results/cli.json") || status=1
 
 step "Browser journeys (Playwright, Debian Chromium)"
