@@ -4,18 +4,11 @@
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { demoSessionKey, runCli, spawnCli, startApi, type StartedApi } from './support/api-server';
+import { fixturePdf } from './support/fixtures';
 
 jest.setTimeout(180_000);
-
-/** The shared fixtures (../shared beside the checkout, or SHARED_DIR), as api/test/support/fixtures.ts finds them. */
-function fixturePdf(): string {
-  const dirs = [process.env.SHARED_DIR, resolve(__dirname, '..', '..', '..', 'shared')].filter(Boolean) as string[];
-  const found = dirs.map((d) => join(d, 'fixtures', 'pdfs', 'normal.pdf')).find((f) => existsSync(f));
-  if (!found) throw new Error(`normal.pdf not found under ${dirs.join(', ')}: keep shared/ beside the checkout`);
-  return found;
-}
 
 const HEADER = [
   'reference',

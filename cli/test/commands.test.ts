@@ -1,42 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
-import { DEMO, REPO, runCli, startApi, type StartedApi } from './support/api-server';
-
-/** The shared fixtures beside the checkout (as api/test/support/fixtures.ts finds them); SHARED_DIR overrides. */
-function sharedDir(): string {
-  for (const dir of [process.env.SHARED_DIR, resolve(REPO, '..', 'shared')])
-    if (dir && existsSync(join(dir, 'fixtures'))) return dir;
-  throw new Error('The shared fixtures were not found: keep shared/ beside the checkout or set SHARED_DIR.');
-}
-
-/** A small RGBA PNG with a dark stroke: what the signature pad sends. */
-function signaturePng(): Buffer {
-  const [w, h] = [120, 40];
-  const raw = Buffer.alloc((w * 4 + 1) * h);
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++)
-      if (Math.abs(y - 20 - 12 * Math.sin(x / 10)) < 3) raw.set([20, 20, 120, 255], y * (w * 4 + 1) + 1 + x * 4);
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+import { join } from 'node:path';
+import { DEMO, runCli, startApi, type StartedApi } from './support/api-server';
+import { fixturePdf, signaturePngDataUrl } from './support/fixtures';
 
 /** The recipient's calls (api/test/support/signing.ts signAs): opened, signing, method 2, a drawn signature. */
 async function signAs(url: string, signUrl: string, orgId: string, refId: number, order: number): Promise<void> {
@@ -63,7 +29,7 @@ async function signAs(url: string, signUrl: string, orgId: string, refId: number
   await call('POST', `signer_details/${path}`, { status: 'signing' });
   await call('GET', `init/${orgId}/${requestId}?method=2`);
   await call('POST', `esignature/${orgId}/${requestId}`, {
-    file: `data:image/png;base64,${signaturePng().toString('base64')}`,
+    file: signaturePngDataUrl(),
   });
 }
 
@@ -76,7 +42,7 @@ async function fetchRetry(url: string, init?: RequestInit): Promise<Response> {
   }
 }
 
-const PDF = () => join(sharedDir(), 'fixtures', 'pdfs', 'normal.pdf');
+const PDF = () => fixturePdf();
 
 describe('esign-cli account and request commands against the built API', () => {
   let api: StartedApi;

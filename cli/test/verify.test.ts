@@ -1,8 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
+import { join } from 'node:path';
 import { constants, createHash, generateKeyPairSync, sign as signWith, X509Certificate } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate } from '@peculiar/asn1-x509';
@@ -10,14 +9,8 @@ import { checkChain } from '../src/verify/chain';
 import { checkCms } from '../src/verify/cms';
 import { findSignatures } from '../src/verify/pdf';
 import { demoSessionKey, DEMO, REPO, runCli, startApi, type StartedApi } from './support/api-server';
+import { sharedDir, signaturePngDataUrl } from './support/fixtures';
 
-/** The shared fixtures: shared/ beside the checkout (or $SHARED_DIR), as api/test/support/fixtures.ts finds them. */
-function sharedDir(): string {
-  const candidates = [process.env.SHARED_DIR, resolve(REPO, '..', 'shared')].filter((d): d is string => Boolean(d));
-  const found = candidates.find((d) => existsSync(join(d, 'fixtures')));
-  if (!found) throw new Error(`The shared fixtures were not found (looked in ${candidates.join(', ')})`);
-  return found;
-}
 const PDFS = join(sharedDir(), 'fixtures', 'pdfs');
 
 /** pdfsig's verdict per signature, in its order: true when 'Signature is Valid.'. Unsigned fields are left out. */
@@ -256,36 +249,6 @@ describe('the CMS check: RSA PKCS#1 v1.5, RSA-PSS, ECDSA P-256 and P-384; the ch
   });
 });
 
-/** A small drawn signature as a PNG data URL (what the signature pad posts). */
-function signaturePng(): string {
-  const [width, height] = [120, 40];
-  const raw = Buffer.alloc((width * 4 + 1) * height);
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++) {
-      const on = Math.abs(y - 20 - 12 * Math.sin(x / 10)) < 3;
-      raw.set(on ? [20, 20, 120, 255] : [255, 255, 255, 0], y * (width * 4 + 1) + 1 + x * 4);
-    }
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  const png = Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-  return `data:image/png;base64,${png.toString('base64')}`;
-}
-
 describe('esign-cli verify end to end: a request signed and sealed by the built API', () => {
   let api: StartedApi;
   let key: string;
@@ -355,7 +318,10 @@ describe('esign-cli verify end to end: a request signed and sealed by the built 
     });
     await call('POST', `/v1/signer_details/${base}`, { body: { status: 'signing' }, headers: t });
     await call('GET', `/v1/init/${DEMO.orgId}/${requestId}?method=2`, { headers: t });
-    await call('POST', `/v1/esignature/${DEMO.orgId}/${requestId}`, { body: { file: signaturePng() }, headers: t });
+    await call('POST', `/v1/esignature/${DEMO.orgId}/${requestId}`, {
+      body: { file: signaturePngDataUrl() },
+      headers: t,
+    });
 
     let done: { request_status: string; data: { downloadUrl?: string }[] } | null = null;
     for (let i = 0; i < 300 && done?.request_status !== 'completed'; i++) {

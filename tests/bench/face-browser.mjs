@@ -14,23 +14,14 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
+import { CHROMIUM_ARGS, demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
 
 const require = createRequire(path.join(repoRoot, 'tests', 'package.json'));
 const { chromium } = require('@playwright/test');
 const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
 const ROUNDS = Number(process.env.BENCH_FACE_ROUNDS ?? 3);
 const TARGET_MS = 40;
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-];
+const ARGS = [...CHROMIUM_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
 
 async function signLink(base, key) {
   const form = new FormData();

@@ -7,6 +7,16 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const entry = path.join(repoRoot, 'api', 'dist', 'main.js');
 
+/** Debian's Chromium, headless, with the flags this machine needs (no sandbox, no GPU, nothing fetched). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
 export const freePort = () =>
   new Promise((resolve, reject) => {
     const s = net.createServer();

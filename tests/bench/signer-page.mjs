@@ -12,21 +12,13 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
+import { CHROMIUM_ARGS, demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
 
 const require = createRequire(path.join(repoRoot, 'tests', 'package.json'));
 const { chromium } = require('@playwright/test');
 const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const TARGETS = { jsKb: 150, firstPageMs: 1500 };
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 async function signLink(base, key) {
   const form = new FormData();
@@ -123,7 +115,7 @@ async function main() {
   const { child, base } = await startServer(dataDir, port);
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ARGS,
+    args: CHROMIUM_ARGS,
   });
   try {
     const url = (await signLink(base, await demoKey(base))).replace(/^https?:\/\/[^/]+/, base);
