@@ -9,8 +9,10 @@ import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { HealthController } from './modules/health/health.controller';
 import { JobsModule } from './modules/jobs/jobs.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { OrganisationsModule } from './modules/organisations/organisations.module';
+import { RedisModule } from './modules/redis/redis.module';
 import { RecipientsModule } from './modules/recipients/recipients.module';
 import { RequestsModule } from './modules/requests/requests.module';
 import { SecretsModule } from './modules/secrets/secrets.module';
@@ -48,6 +50,8 @@ export class AppModule {
           useFactory: () => dataSourceOptions(config),
           dataSourceFactory: async (options) => serialiseSqlite(await new DataSource(options!).initialize()),
         }),
+        RedisModule,
+        MetricsModule,
         StorageModule,
         OrganisationsModule,
         AuthModule,

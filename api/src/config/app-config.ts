@@ -157,6 +157,40 @@ class EnvDto {
   @IsString()
   @Matches(/\S/, { message: 'must not be empty' })
   ESP_CERT?: string;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL (redis://:password@redis:6379/0)' })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+\/?$/, { message: "must be the S3 endpoint's http(s):// address, without a path" })
+  S3_ENDPOINT?: string;
+
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be an S3 bucket name (3 to 63 of a-z 0-9 . -)' })
+  S3_BUCKET?: string;
+
+  @IsOptional()
+  @Matches(/^[a-z0-9-]{2,32}$/, { message: 'must be a region name (us-east-1)' })
+  S3_REGION?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
+  S3_ACCESS_KEY_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
+  S3_SECRET_ACCESS_KEY?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  S3_FORCE_PATH_STYLE?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._~-]{16,200}$/, { message: 'must be 16 to 200 letters, digits or . _ ~ -' })
+  METRICS_TOKEN?: string;
 }
 
 /** The variables that configure a real ESP: all of them, or none (the built-in sandbox ESP). */
@@ -202,6 +236,24 @@ export interface AppConfig {
   esp:
     | { mode: 'sandbox' }
     | { mode: 'esp'; url: string; aspId: string; aspKeyPath: string; aspCertPath: string; espCertPath: string };
+  /**
+   * Scale-out: with a Redis URL, jobs go through BullMQ (run by the separate worker process, `npm run worker -w api`),
+   * login throttles count in Redis and DSC agent jobs are routed between nodes by Redis pub/sub.
+   */
+  redis: { url: string } | null;
+  /** Documents: $DATA_DIR/files (local, the default) or an S3-compatible bucket (S3_BUCKET, with S3_ENDPOINT off AWS). */
+  storage:
+    | { kind: 'local' }
+    | {
+        kind: 's3';
+        endpoint: string | null;
+        bucket: string;
+        region: string;
+        credentials: { accessKeyId: string; secretAccessKey: string } | null;
+        forcePathStyle: boolean;
+      };
+  /** When set, GET /metrics wants `Authorization: Bearer <token>`; without it /metrics is open (scrape on a private network). */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -240,6 +292,14 @@ export const CONFIG_VARIABLES = [
   'ASP_KEY',
   'ASP_CERT',
   'ESP_CERT',
+  'REDIS_URL',
+  'S3_ENDPOINT',
+  'S3_BUCKET',
+  'S3_REGION',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'S3_FORCE_PATH_STYLE',
+  'METRICS_TOKEN',
 ] as const;
 
 /** Reads and validates the environment. Throws ConfigError naming every bad variable. */
@@ -269,6 +329,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
     problems.push(
       `${missing.join(', ')} must be set too: a real ESP needs ${ESP_VARIABLES.join(', ')} (set none for the built-in sandbox ESP)`,
     );
+  }
+  if (raw.S3_ENDPOINT !== undefined && raw.S3_BUCKET === undefined) {
+    problems.push('S3_BUCKET must be set too: S3_ENDPOINT picks the S3-compatible store, S3_BUCKET the bucket in it');
+  }
+  if ((raw.S3_ACCESS_KEY_ID === undefined) !== (raw.S3_SECRET_ACCESS_KEY === undefined)) {
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither, for the default AWS chain)');
   }
   if (problems.length) throw new ConfigError(problems);
 
@@ -330,6 +396,22 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
             espCertPath: resolve(env.INIT_CWD ?? cwd, dto.ESP_CERT),
           }
         : { mode: 'sandbox' },
+    redis: dto.REDIS_URL ? { url: dto.REDIS_URL } : null,
+    storage: dto.S3_BUCKET
+      ? {
+          kind: 's3',
+          endpoint: dto.S3_ENDPOINT ? dto.S3_ENDPOINT.replace(/\/+$/, '') : null,
+          bucket: dto.S3_BUCKET,
+          region: dto.S3_REGION ?? 'us-east-1',
+          credentials:
+            dto.S3_ACCESS_KEY_ID && dto.S3_SECRET_ACCESS_KEY
+              ? { accessKeyId: dto.S3_ACCESS_KEY_ID, secretAccessKey: dto.S3_SECRET_ACCESS_KEY }
+              : null,
+          // S3-compatible servers (MinIO, Garage, SeaweedFS) want path-style addressing; AWS itself takes either.
+          forcePathStyle: dto.S3_FORCE_PATH_STYLE ? dto.S3_FORCE_PATH_STYLE === 'true' : Boolean(dto.S3_ENDPOINT),
+        }
+      : { kind: 'local' },
+    metricsToken: dto.METRICS_TOKEN ?? null,
   };
 }
 

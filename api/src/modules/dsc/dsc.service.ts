@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { PartyEntity } from '../requests/party.entity';
 import type { RequestEntity } from '../requests/request.entity';
 import {
@@ -46,6 +47,7 @@ export class DscService {
     private readonly audit: AuditService,
     private readonly seal: SealService,
     private readonly sealQueue: SealQueue,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** After the signing rules allowed DSC for this party: signs, and answers once the signature is in the document. */
@@ -60,7 +62,7 @@ export class DscService {
     const ids = [normaliseIdentifier(party.email), normaliseIdentifier(party.phoneNumber)].filter(
       (v): v is string => v !== null,
     );
-    const agent = this.agents.find(ids);
+    const agent = await this.agents.find(ids);
     if (!agent) throw new AppError('SIGNING_REFUSED', DscSignMessages.noAgent(party.email || party.phoneNumber));
     const now = this.clock.now();
     const base = req.signedFileKey ?? req.fileKey;
@@ -127,6 +129,7 @@ export class DscService {
       return done;
     });
     if (!committed) throw new AppError('SIGNING_REFUSED', DscSignMessages.documentChanged);
+    this.metrics.signed(SigningMethod.DSC);
     return { code: 200, message: 'success' };
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BullJobs } from './bull-jobs';
 import { JobsRunner } from './jobs.runner';
 import { JobsService } from './jobs.service';
 import { TestJobs } from './test-jobs';
@@ -8,7 +9,7 @@ import { TestJobs } from './test-jobs';
  * in the onModuleInit of the module that owns the job type.
  */
 @Module({
-  providers: [JobsService, JobsRunner, TestJobs],
-  exports: [JobsService, JobsRunner],
+  providers: [JobsService, JobsRunner, BullJobs, TestJobs],
+  exports: [JobsService, JobsRunner, BullJobs],
 })
 export class JobsModule {}

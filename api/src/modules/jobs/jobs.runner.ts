@@ -50,6 +50,8 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   private stopping = false;
   private ticking = false;
   private tickAgain = false;
+  /** Scale-out (REDIS_URL): set by BullJobs; `nudge()` then hands due jobs to BullMQ instead of polling. */
+  private dispatcher: (() => void) | null = null;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -75,7 +77,67 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   async onApplicationBootstrap(): Promise<void> {
     // Only the server runs jobs: the management command builds the same modules without an HTTP adapter.
     if (!this.config.jobs.runner || !this.adapterHost.httpAdapter) return;
+    if (this.config.redis) {
+      // Scale-out: the worker process (npm run worker -w api) runs the jobs that BullMQ hands it.
+      this.log.log('jobs run on BullMQ (REDIS_URL): start the worker process, npm run worker -w api');
+      return;
+    }
     await this.start();
+  }
+
+  /** Scale-out: BullJobs takes over `nudge()` (a hand-over of due jobs to BullMQ rather than a poll). */
+  useDispatcher(dispatch: () => void): void {
+    this.dispatcher = dispatch;
+  }
+
+  /** The job types this process can run. */
+  get types(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  /**
+   * Scale-out: runs job `id` if it is still queued and due (claimed by the same conditional UPDATE as the poll, so a
+   * job handed to BullMQ twice still runs once). False when it was not claimable (run already, not due, unknown).
+   */
+  async runOne(id: number): Promise<boolean> {
+    const types = this.types;
+    if (!Number.isInteger(id) || !types.length || this.active.has(id)) return false;
+    const now = this.clock.now();
+    const claimed = await this.jobs.update(
+      { id, status: 'queued', runAt: LessThanOrEqual(now), type: In(types) },
+      { status: 'running', lockedBy: this.id, lockedAt: now, updatedAt: now },
+    );
+    if (claimed.affected !== 1) return false;
+    const job = await this.jobs.findOne({ where: { id } });
+    if (!job) return false;
+    await this.track(job);
+    return true;
+  }
+
+  /** Scale-out: the queued jobs that are due now (oldest first), for the hand-over to BullMQ. */
+  due(limit: number): Promise<JobEntity[]> {
+    const types = this.types;
+    if (!types.length) return Promise.resolve([]);
+    return this.jobs.find({
+      select: { id: true, type: true, runAt: true, attempts: true, payload: true },
+      where: { status: 'queued', runAt: LessThanOrEqual(this.clock.now()), type: In(types) },
+      order: { runAt: 'ASC', id: 'ASC' },
+      take: limit,
+    });
+  }
+
+  /** Scale-out: queues again the running jobs whose lease ran out (their worker died). */
+  recoverStale(): Promise<void> {
+    return this.recover(false);
+  }
+
+  /** Waits for the handlers running in this process (aborting them after the grace period), without a poll loop. */
+  async settleActive(): Promise<void> {
+    this.stopping = true;
+    if (!(await this.settle(SHUTDOWN_GRACE_MS))) {
+      this.abort.abort(new Error('the job runner is stopping'));
+      await this.settle(SHUTDOWN_GRACE_MS);
+    }
   }
 
   async start(): Promise<void> {
@@ -127,6 +189,7 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** Polls now rather than at the next interval: a caller just committed a job someone is waiting for. */
   nudge(): void {
+    if (this.dispatcher) return this.dispatcher();
     if (this.running && !this.ticking) this.wake(0);
     else if (this.ticking) this.tickAgain = true;
   }

@@ -1,7 +1,9 @@
-import { Controller, Get, Param, Query, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Logger, Param, Query, Res, StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Messages } from '@esign/contract';
 import type { Response } from 'express';
 import { AppError } from '../../common/app-error';
+import { errorBody } from '../../common/error.filter';
 import { Public } from '../../common/auth/auth-context';
 import { LinksService, type DocumentKind } from '../secrets/links.service';
 import { TemplatesService } from '../templates/templates.service';
@@ -16,6 +18,8 @@ const KINDS = new Set<DocumentKind>(['original', 'signed', 'template']);
 @ApiTags('documents')
 @Controller('docs/files')
 export class DocumentsController {
+  private readonly log = new Logger('Documents');
+
   constructor(
     private readonly links: LinksService,
     private readonly requests: RequestsService,
@@ -34,17 +38,24 @@ export class DocumentsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<StreamableFile> {
     if (!KINDS.has(kind as DocumentKind)) throw new AppError('NOT_FOUND', 'Document not found.');
-    let doc: { bytes: Buffer; filename: string };
+    let file: StreamableFile;
+    let filename: string;
     if (kind === 'template') {
       await this.links.verifyDocumentLink(orgId, id, 'template', exp, sig);
-      doc = await this.templates.file(orgId, id);
+      const template = await this.templates.file(orgId, id);
+      file = new StreamableFile(template.bytes);
+      filename = template.filename;
     } else {
       const refId = toRefId(id);
       if (refId === null) throw new AppError('NOT_FOUND', 'Document not found.');
       await this.links.verifyDocumentLink(orgId, refId, kind as DocumentKind, exp, sig);
-      doc = await this.requests.document(orgId, refId, kind as 'original' | 'signed');
+      // Streamed from the store: a large PDF is never held whole in memory. The stream checks the SHA-256 as it goes.
+      const doc = await this.requests.documentStream(orgId, refId, kind as 'original' | 'signed');
+      file = new StreamableFile(doc.stream, { length: doc.size });
+      filename = doc.filename;
     }
-    const name = kind === 'signed' ? doc.filename.replace(/\.pdf$/i, '-signed.pdf') : doc.filename;
+    file.setErrorHandler((err, response) => this.streamFailed(err, response as Response));
+    const name = kind === 'signed' ? filename.replace(/\.pdf$/i, '-signed.pdf') : filename;
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`);
     res.setHeader('Cache-Control', 'private, no-store');
@@ -53,6 +64,23 @@ export class DocumentsController {
     // app's viewer fetches it even when the app was opened on another host name than PUBLIC_URL's (127.0.0.1 and
     // localhost), as it will from object storage in scale-out.
     res.setHeader('Access-Control-Allow-Origin', '*');
-    return new StreamableFile(doc.bytes);
+    return file;
+  }
+
+  /**
+   * A stream that fails once the reply has begun (a document that no longer matches its hash, a store that went away)
+   * must not end the response as if it were complete: it is cut off. One that fails before the first byte answers 500
+   * like any other internal error.
+   */
+  private streamFailed(err: Error, res: Response): void {
+    this.log.error(`document download failed: ${err.message}`);
+    if (res.destroyed) return;
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.removeHeader('Content-Length');
+    res.removeHeader('Content-Disposition');
+    res.status(500).json(errorBody('INTERNAL', Messages.internalError));
   }
 }

@@ -667,6 +667,22 @@ export class RequestsService {
     return { bytes: await this.storage.get(key), filename: req.filename };
   }
 
+  /**
+   * The stored document of a request as a stream, for a verified document link: NOT_FOUND before any byte; the size
+   * is known for the original (the signed file's is not kept).
+   */
+  async documentStream(
+    orgId: string,
+    refId: number,
+    kind: 'original' | 'signed',
+  ): Promise<{ stream: Awaited<ReturnType<DocumentStorage['stream']>>; filename: string; size?: number }> {
+    const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
+    const key = req && (kind === 'original' ? req.fileKey : req.signedFileKey);
+    if (!req || !key) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
+    const stream = await this.storage.stream(key);
+    return { stream, filename: req.filename, ...(kind === 'original' ? { size: req.fileSize } : {}) };
+  }
+
   /** Reminder job: reminds every invited party still pending, and schedules the next one. */
   async remind(orgId: string, refId: number): Promise<number> {
     return this.db.transaction(async (manager) => {

@@ -1,13 +1,52 @@
+import { createHash } from 'node:crypto';
+import { pipeline, Transform, type Readable } from 'node:stream';
+
 /**
  * Where documents (and logos, signature images, signed PDFs) live. Content-addressed by SHA-256: the same bytes get
- * the same key and nothing is ever overwritten. Chosen by configuration in storage.module.ts (local now, S3 later).
+ * the same key and nothing is ever overwritten. Chosen by configuration in storage.module.ts: a local folder, or an
+ * S3-compatible bucket.
  */
 export abstract class DocumentStorage {
   /** Stores the bytes and answers their key (hex SHA-256). Storing bytes already present is a no-op. */
   abstract put(bytes: Buffer): Promise<{ key: string; size: number }>;
   /** The bytes of a key, checked against the key; NOT_FOUND when absent. */
   abstract get(key: string): Promise<Buffer>;
+  /**
+   * The bytes of a key as a stream, for downloads: NOT_FOUND rejects the promise before any byte; bytes that do not
+   * match the key destroy the stream with an error at the end (see verifiedStream).
+   */
+  abstract stream(key: string): Promise<Readable>;
   abstract exists(key: string): Promise<boolean>;
+  /** For readiness: throws (with a message naming the store) when the store cannot be read and written now. */
+  abstract check(): Promise<void>;
 }
 
 export const STORAGE_KEY = /^[0-9a-f]{64}$/;
+
+export const hashMismatch = (key: string): Error => new Error(`stored document ${key} does not match its hash`);
+
+/**
+ * Passes the source's bytes on while hashing them, and fails the stream when the whole does not match the key. The
+ * last chunk is held back until the hash is checked, so a reader of a damaged document never receives all of it: a
+ * response with a Content-Length comes up short, and a chunked one is cut off, instead of looking complete.
+ */
+export function verifiedStream(key: string, source: Readable): Readable {
+  const hash = createHash('sha256');
+  let held: Buffer | null = null;
+  const verifier = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      const previous = held;
+      held = chunk;
+      done(null, previous ?? undefined);
+    },
+    flush(done) {
+      if (hash.digest('hex') !== key) return done(hashMismatch(key));
+      done(null, held ?? undefined);
+    },
+  });
+  // pipeline() destroys the source when the reader stops early (a client that went away) and hands a read error on
+  // to the verifier, which is the stream the reader listens to; the callback only keeps it from being reported twice.
+  pipeline(source, verifier, () => undefined);
+  return verifier;
+}

@@ -2,8 +2,15 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
 import { LocalDocumentStorage } from './local-document-storage';
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 describe('LocalDocumentStorage', () => {
   let root: string;
@@ -47,5 +54,34 @@ describe('LocalDocumentStorage', () => {
     await expect(storage.get('0'.repeat(64))).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(storage.get('../../etc/passwd')).rejects.toBeInstanceOf(AppError);
     expect(await storage.exists('../x')).toBe(false);
+  });
+
+  it('streams the bytes of a key, also a document of several chunks', async () => {
+    const small = Buffer.from('%PDF-1.7 streamed');
+    expect((await readAll(await storage.stream((await storage.put(small)).key))).equals(small)).toBe(true);
+    const large = Buffer.alloc(3 * 1024 * 1024 + 17, 'x');
+    expect((await readAll(await storage.stream((await storage.put(large)).key))).equals(large)).toBe(true);
+  });
+
+  it('fails a stream whose bytes no longer match their key, before handing out all of them', async () => {
+    const original = Buffer.alloc(200 * 1024, 'a');
+    const { key } = await storage.put(original);
+    const tampered = Buffer.from(original);
+    tampered[tampered.length - 1] = 0x62;
+    writeFileSync(join(root, key.slice(0, 2), key.slice(2, 4), key), tampered);
+    const stream = await storage.stream(key);
+    let received = 0;
+    const read = (async () => {
+      for await (const chunk of stream) received += (chunk as Buffer).length;
+    })();
+    await expect(read).rejects.toThrow(`stored document ${key} does not match its hash`);
+    expect(received).toBeLessThan(tampered.length);
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('rejects stream() with NOT_FOUND for unknown or malformed keys, before any byte', async () => {
+    await expect(storage.stream('0'.repeat(64))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(storage.stream('../../etc/passwd')).rejects.toBeInstanceOf(AppError);
+    await expect(storage.stream('../../etc/passwd')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

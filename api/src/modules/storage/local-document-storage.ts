@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { access, link, mkdir, open, readFile, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
-import { DocumentStorage, STORAGE_KEY } from './document-storage';
+import { DocumentStorage, STORAGE_KEY, verifiedStream } from './document-storage';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -47,12 +48,32 @@ export class LocalDocumentStorage extends DocumentStorage {
     return bytes;
   }
 
+  async stream(key: string): Promise<Readable> {
+    if (!STORAGE_KEY.test(key)) throw new AppError('NOT_FOUND', 'No such document.');
+    // Opened here, not by the stream, so that an absent file rejects the promise instead of failing a started reply.
+    let handle: FileHandle;
+    try {
+      handle = await open(this.pathOf(key), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new AppError('NOT_FOUND', 'No such document.');
+      throw err;
+    }
+    return verifiedStream(key, handle.createReadStream());
+  }
+
   async exists(key: string): Promise<boolean> {
     if (!STORAGE_KEY.test(key)) return false;
     return access(this.pathOf(key), constants.F_OK).then(
       () => true,
       () => false,
     );
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    await access(this.root, constants.R_OK | constants.W_OK).catch(() => {
+      throw new Error(`the document folder ${this.root} is not writable`);
+    });
   }
 
   private pathOf(key: string): string {

@@ -1,0 +1,147 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Queue, Worker, type Job } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { RedisService } from '../redis/redis.service';
+import { JobsRunner } from './jobs.runner';
+
+/** The BullMQ queue every node hands due jobs to, and the worker takes them from. */
+export const JOBS_QUEUE = 'esign-jobs';
+/** The repeatable sweep (a BullMQ job scheduler): one run per tick across every node and worker. */
+export const SWEEP_JOB = 'esign-sweep';
+/** Due jobs handed over per sweep (the rest follow at the next one). */
+const SWEEP_BATCH = 500;
+/** A worker runs this many jobs at once (plus the sweep). */
+const WORKER_CONCURRENCY = 4;
+
+/** What a BullMQ job carries: the jobs table's row id and the same payload the embedded runner passes. */
+export interface BullJobData {
+  id: number;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Scale-out jobs (REDIS_URL): the jobs table stays the durable record, written in the same transaction as the change
+ * that needs the job (so a job exists if and only if that change committed); BullMQ carries it to the worker.
+ *
+ * - Hand-over: `dispatch()` adds every due, queued row to the `esign-jobs` queue as a BullMQ job named after its type,
+ *   with the row id and payload, and a job id made of row id, due time and attempt, so handing the same row over twice
+ *   (two nodes, two sweeps) adds it once.
+ * - Timing: reminders, expiry and retries are rows due later. A BullMQ job scheduler (`esign-sweep`, every
+ *   JOBS_POLL_MS) makes one sweep job per tick, whichever number of nodes and workers upserted it; the sweep queues
+ *   again the rows whose worker died (lease ran out) and hands the due rows over. API nodes hand over at once after a
+ *   commit someone waits for (`JobsRunner.nudge()`).
+ * - Running: the worker (`npm run worker -w api`) takes a BullMQ job and calls `JobsRunner.runOne(id)`, which claims
+ *   the row by the same conditional UPDATE as the embedded runner and runs the same handler, so a row runs once even
+ *   if BullMQ delivers it twice (a stalled job after a worker was killed); retries are the runner's (row back to
+ *   queued with a later due time), BullMQ's own attempts stay at 1.
+ */
+@Injectable()
+export class BullJobs implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly log = new Logger('BullJobs');
+  private queue: Queue | null = null;
+  private worker: Worker | null = null;
+  private dispatching: Promise<void> | null = null;
+  private dispatchAgain = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly redis: RedisService,
+    private readonly runner: JobsRunner,
+  ) {}
+
+  get enabled(): boolean {
+    return this.redis.enabled;
+  }
+
+  onModuleInit(): void {
+    if (!this.redis.enabled) return;
+    this.queue = new Queue(JOBS_QUEUE, { connection: this.redis.connect('queue') });
+    this.queue.on('error', (err: Error) => this.log.error(`BullMQ queue: ${err.message}`));
+    this.runner.useDispatcher(() => this.dispatchSoon());
+  }
+
+  /** Hands every due, queued job over to BullMQ; returns how many rows were handed over. */
+  async dispatch(recover = false): Promise<number> {
+    const queue = this.requireQueue();
+    if (recover) await this.runner.recoverStale();
+    const due = await this.runner.due(SWEEP_BATCH);
+    if (!due.length) return 0;
+    const jobs = due.map((row) => ({
+      name: row.type,
+      data: { id: row.id, payload: row.payload } satisfies BullJobData,
+      opts: {
+        jobId: `j${row.id}-${row.runAt.getTime()}-${row.attempts}`,
+        attempts: 1,
+        removeOnComplete: { age: 3600, count: 10_000 },
+        removeOnFail: { age: 24 * 3600 },
+      },
+    }));
+    await queue.addBulk(jobs);
+    return jobs.length;
+  }
+
+  /** Coalesces hand-overs asked for by many requests at once into one running and at most one more. */
+  private dispatchSoon(): void {
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return;
+    }
+    this.dispatching = this.dispatch()
+      .then(() => undefined)
+      .catch((err: unknown) => this.log.error(`handing due jobs to BullMQ failed: ${message(err)}`))
+      .finally(() => {
+        this.dispatching = null;
+        if (this.dispatchAgain) {
+          this.dispatchAgain = false;
+          this.dispatchSoon();
+        }
+      });
+  }
+
+  /** The worker process: upserts the sweep schedule and starts taking jobs. */
+  async startWorker(): Promise<void> {
+    const queue = this.requireQueue();
+    await queue.upsertJobScheduler(
+      SWEEP_JOB,
+      { every: this.config.jobs.pollMs },
+      { name: SWEEP_JOB, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+    );
+    this.worker = new Worker(JOBS_QUEUE, (job: Job) => this.process(job), {
+      connection: this.redis.connect('worker', true),
+      concurrency: WORKER_CONCURRENCY + 1,
+      // A killed worker's BullMQ jobs come back after this; the row itself comes back after JOBS_LEASE_SECONDS.
+      lockDuration: 30_000,
+      maxStalledCount: 5,
+    });
+    this.worker.on('error', (err: Error) => this.log.error(`BullMQ worker: ${err.message}`));
+    await this.worker.waitUntilReady();
+    this.log.log(`BullMQ worker on queue ${JOBS_QUEUE} (sweep every ${this.config.jobs.pollMs} ms)`);
+  }
+
+  private async process(job: Job): Promise<unknown> {
+    if (job.name === SWEEP_JOB) return { handedOver: await this.dispatch(true) };
+    const { id } = job.data as BullJobData;
+    return { ran: await this.runner.runOne(Number(id)) };
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    // The worker first (it waits for its running jobs), then the handlers' grace period, then the queue.
+    if (this.worker) {
+      await this.worker.close().catch((err: unknown) => this.log.error(`closing the worker: ${message(err)}`));
+      await this.runner.settleActive();
+    }
+    await this.dispatching;
+    await this.queue?.close().catch(() => undefined);
+    this.worker = null;
+    this.queue = null;
+  }
+
+  private requireQueue(): Queue {
+    if (!this.queue) throw new Error('BullMQ is not configured (REDIS_URL is not set)');
+    return this.queue;
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,157 @@
+import {
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  type GetObjectCommandOutput,
+} from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { AppError } from '../../common/app-error';
+import { DocumentStorage, hashMismatch, STORAGE_KEY, verifiedStream } from './document-storage';
+
+export interface S3StorageOptions {
+  /** An S3-compatible server's address (MinIO, Garage…); null for AWS itself. */
+  endpoint: string | null;
+  bucket: string;
+  region: string;
+  /** null: the AWS SDK's default chain (environment, profile, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | null;
+  forcePathStyle: boolean;
+}
+
+interface S3Failure {
+  name?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+const failure = (err: unknown): S3Failure => (typeof err === 'object' && err !== null ? (err as S3Failure) : {});
+const statusOf = (err: unknown) => failure(err).$metadata?.httpStatusCode;
+/** An absent object (GetObject: NoSuchKey; HeadObject has no body, so only its 404). A missing bucket is not one. */
+const isAbsent = (err: unknown) =>
+  failure(err).name !== 'NoSuchBucket' &&
+  (failure(err).name === 'NoSuchKey' || failure(err).name === 'NotFound' || statusOf(err) === 404);
+/** The conditional PutObject lost to another writer of the same key (412), or raced one still writing it (409). */
+const isAlreadyThere = (err: unknown) =>
+  failure(err).name === 'PreconditionFailed' ||
+  failure(err).name === 'ConditionalRequestConflict' ||
+  statusOf(err) === 412 ||
+  statusOf(err) === 409;
+
+const notFound = () => new AppError('NOT_FOUND', 'No such document.');
+
+/**
+ * Documents as objects `documents/ab/cd/<sha256>` of one bucket (the same fan-out as the local folder). Objects are
+ * written only when absent (HeadObject, then a PutObject with If-None-Match: *), so nothing is ever overwritten, and
+ * carry their SHA-256 so that a store which checks checksums refuses a damaged upload. Every read is checked against
+ * the key, as locally.
+ */
+export class S3DocumentStorage extends DocumentStorage {
+  private readonly client: S3Client;
+
+  constructor(private readonly options: S3StorageOptions) {
+    super();
+    // The SDK warns on the console, once, when a client is made on a Node.js older than its next major will need. The
+    // server's supported Node.js is the project's decision (package.json engines); an operator's own setting wins.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    this.client = new S3Client({
+      region: options.region,
+      forcePathStyle: options.forcePathStyle,
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      ...(options.credentials ? { credentials: options.credentials } : {}),
+    });
+  }
+
+  /**
+   * The client's kept-alive connections would otherwise hold the process open. Not onModuleDestroy: the job runners
+   * finish their running jobs (which may store a signed PDF) in beforeApplicationShutdown, after it.
+   */
+  onApplicationShutdown(): void {
+    this.client.destroy();
+  }
+
+  /** Where the documents are, for logs and errors: never the credentials. */
+  describe(): string {
+    return `bucket ${this.options.bucket} at ${this.options.endpoint ?? `AWS S3 (${this.options.region})`}`;
+  }
+
+  async put(bytes: Buffer): Promise<{ key: string; size: number }> {
+    const digest = createHash('sha256').update(bytes).digest();
+    const key = digest.toString('hex');
+    if (await this.exists(key)) return { key, size: bytes.length };
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.options.bucket,
+          Key: this.objectKey(key),
+          Body: bytes,
+          ContentLength: bytes.length,
+          ContentType: 'application/octet-stream',
+          ChecksumSHA256: digest.toString('base64'),
+          IfNoneMatch: '*',
+        }),
+      );
+    } catch (err) {
+      // Another writer stored the same bytes first: same key, same content.
+      if (!isAlreadyThere(err)) throw err;
+    }
+    return { key, size: bytes.length };
+  }
+
+  async get(key: string): Promise<Buffer> {
+    const body = await this.open(key);
+    const hash = createHash('sha256');
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) {
+      hash.update(chunk as Buffer);
+      chunks.push(chunk as Buffer);
+    }
+    if (hash.digest('hex') !== key) throw hashMismatch(key);
+    return Buffer.concat(chunks);
+  }
+
+  async stream(key: string): Promise<Readable> {
+    return verifiedStream(key, await this.open(key));
+  }
+
+  async exists(key: string): Promise<boolean> {
+    if (!STORAGE_KEY.test(key)) return false;
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
+      return true;
+    } catch (err) {
+      if (isAbsent(err)) return false;
+      throw err;
+    }
+  }
+
+  async check(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
+    } catch (err) {
+      const status = statusOf(err);
+      const reason = [failure(err).name, status ? `HTTP ${status}` : null].filter(Boolean).join(', ');
+      throw new Error(`the S3 ${this.describe()} cannot be reached (${reason || 'no answer'})`);
+    }
+  }
+
+  /** The response body of a key's object: NOT_FOUND (before any byte) when it is absent or the key is malformed. */
+  private async open(key: string): Promise<Readable> {
+    if (!STORAGE_KEY.test(key)) throw notFound();
+    let res: GetObjectCommandOutput;
+    try {
+      res = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
+    } catch (err) {
+      if (isAbsent(err)) throw notFound();
+      throw err;
+    }
+    if (!(res.Body instanceof Readable)) throw new Error(`the S3 ${this.describe()} answered ${key} without a body`);
+    return res.Body;
+  }
+
+  private objectKey(key: string): string {
+    return `documents/${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`;
+  }
+}
