@@ -436,6 +436,24 @@ describe('the staff side of /v1: check, upload, save, process, lists, resend, du
       expect((await party(up.refId, 1)).remindedAt).not.toBeNull();
     });
 
+    it('does not remind a party whose signature is submitted and waits for its seal', async () => {
+      const reminders = () => outbox({ refId: up.refId, channel: 'email', kind: 'reminder' });
+      const asha = await party(up.refId, 1);
+      const sent = (await reminders()).length;
+      await t.db
+        .getRepository(PartyEntity)
+        .update({ id: asha.id }, { status: 'signing', signatureSubmittedAt: t.clock.now() });
+      try {
+        t.clock.advance(12 * 3600 + 1);
+        await drain();
+        expect(await reminders()).toHaveLength(sent);
+      } finally {
+        await t.db
+          .getRepository(PartyEntity)
+          .update({ id: asha.id }, { status: asha.status, signatureSubmittedAt: asha.signatureSubmittedAt });
+      }
+    });
+
     it('keeps an audit trail whose hash chain verifies', async () => {
       const events = await t.db
         .getRepository(AuditEventEntity)

@@ -690,8 +690,10 @@ export class RequestsService {
       if (!req || req.deletedAt || req.status !== 'in-progress' || !req.reminder || !req.reminderDuration) return 0;
       const org = await this.organisation(orgId, manager);
       const now = this.clock.now();
+      // A party whose signature is submitted and waits for its seal (status still 'signing') has nothing left to do.
       const pending = (await this.parties(manager, refId)).filter(
-        (p) => !p.observer && ['in-progress', 'opened', 'signing', 'failed'].includes(p.status),
+        (p) =>
+          !p.observer && !p.signatureSubmittedAt && ['in-progress', 'opened', 'signing', 'failed'].includes(p.status),
       );
       for (const p of pending) {
         p.remindedAt = now;
