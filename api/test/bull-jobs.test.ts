@@ -5,7 +5,7 @@ import { BullJobs, JOBS_QUEUE, SWEEP_JOB } from '../src/modules/jobs/bull-jobs';
 import { JobsRunner } from '../src/modules/jobs/jobs.runner';
 import { JobsService } from '../src/modules/jobs/jobs.service';
 import { LoginFailureEntity } from '../src/modules/auth/login-failure.entity';
-import { startRedis, type RedisServer } from './support/redis-server';
+import { startRedis, stopAll, type RedisServer } from './scale-out/cluster';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -48,7 +48,7 @@ describe('jobs on BullMQ (REDIS_URL)', () => {
     await queue?.close();
     connection?.disconnect();
     await t?.close();
-    await redis?.stop();
+    await stopAll();
   });
 
   it('an API node does not poll: due rows wait until handed over, and a row handed over three times is one BullMQ job', async () => {

@@ -450,6 +450,8 @@ export async function startS3(bucket = S3_BUCKET): Promise<S3Server> {
   const endpoint = `http://127.0.0.1:${port}`;
   const accessKeyId = 'S3RVER';
   const secretAccessKey = 'S3RVER';
+  // As the product's S3 store does: the SDK's notice about Node 22 is not this test's business.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const s3 = new S3Client({
     endpoint,
     region: 'us-east-1',
