@@ -30,6 +30,8 @@ async function main(): Promise<void> {
         ]
       : []),
     `  Database: ${db}`,
+    ...(config.storage.kind === 's3' ? [`  Documents: S3 bucket ${config.storage.bucket}`] : []),
+    ...(config.redis ? ['  Jobs: BullMQ on Redis (REDIS_URL); start the worker too: npm run worker -w api'] : []),
     ...(devCa ? [`  Signatures chain to the development CA: ${devCa} (trust it in your PDF verifier)`] : []),
     `  API documentation: ${config.publicUrl}/api-docs`,
     '',
