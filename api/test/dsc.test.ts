@@ -117,7 +117,7 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
     child.stderr.on('data', (d: Buffer) => (printed += d.toString()));
     await until(() => printed.includes('One-time code sent to'));
     child.stdin.write(`${await latestOtpTo(t, VIKRAM.email)}\n`);
-    await until(() => t.app.get(DscAgents).find([VIKRAM.email]) !== null);
+    await until(async () => (await t.app.get(DscAgents).find([VIKRAM.email])) !== null);
 
     const wrong = await t.http
       .post(`/v1/dscToken/acme/${requestId}`)
@@ -163,9 +163,9 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
   });
 });
 
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
