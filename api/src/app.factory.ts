@@ -12,6 +12,8 @@ import { AppModule, type AppOverrides } from './app.module';
 import { AppError } from './common/app-error';
 import { AppErrorFilter } from './common/error.filter';
 import { createHttpLogger, createLogger, PinoNestLogger } from './common/logging/logger';
+import { httpMetrics } from './modules/metrics/http-metrics.middleware';
+import { MetricsService } from './modules/metrics/metrics.service';
 import { multipartMiddleware } from './common/multipart.middleware';
 import { precompressed } from './common/precompressed';
 import type { AppConfig } from './config/app-config';
@@ -38,6 +40,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.disable('x-powered-by');
   app.use(createHttpLogger(logger));
+  app.use(httpMetrics(app.get(MetricsService)));
   // Text answers (the apps' scripts, JSON) are compressed for phones on slow networks; PDFs and images already are.
   app.use(
     compression({

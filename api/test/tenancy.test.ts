@@ -13,6 +13,9 @@ const PUBLIC_ROUTES = [
   ...SIGNER_LINK_ROUTES,
   'GET /',
   'GET /health',
+  // Readiness for load balancers; Prometheus metrics (no tenant data; METRICS_TOKEN asks for a bearer token).
+  'GET /health/ready',
+  'GET /metrics',
   'GET /consumers/:username/key-auth',
   'GET /consumers/:username',
   'GET /docs/logos/:orgId.png',

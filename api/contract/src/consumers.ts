@@ -87,3 +87,12 @@ export interface HealthResponse {
   database: 'sqlite' | 'mysql';
   version: string;
 }
+
+/**
+ * GET /health/ready: 200 with status 'ready' when every dependency answers, else 503 with status 'unavailable'. Each
+ * check is 'ok', 'off' (Redis not configured) or the failing check's short reason.
+ */
+export interface ReadinessResponse {
+  status: 'ready' | 'unavailable';
+  checks: { database: string; redis: string; storage: string };
+}

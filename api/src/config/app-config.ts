@@ -189,6 +189,13 @@ class EnvDto {
   S3_FORCE_PATH_STYLE?: string;
 
   @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(65535)
+  @IsInt({ message: 'must be an integer' })
+  METRICS_PORT?: number;
+
+  @IsOptional()
   @Matches(/^[A-Za-z0-9._~-]{16,200}$/, { message: 'must be 16 to 200 letters, digits or . _ ~ -' })
   METRICS_TOKEN?: string;
 }
@@ -254,6 +261,8 @@ export interface AppConfig {
       };
   /** When set, GET /metrics wants `Authorization: Bearer <token>`; without it /metrics is open (scrape on a private network). */
   metricsToken: string | null;
+  /** The worker only: serve GET /metrics and GET /health on this port (on HOST); null: no HTTP at all. */
+  workerMetricsPort: number | null;
 }
 
 export class ConfigError extends Error {
@@ -300,6 +309,7 @@ export const CONFIG_VARIABLES = [
   'S3_SECRET_ACCESS_KEY',
   'S3_FORCE_PATH_STYLE',
   'METRICS_TOKEN',
+  'METRICS_PORT',
 ] as const;
 
 /** Reads and validates the environment. Throws ConfigError naming every bad variable. */
@@ -412,6 +422,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
         }
       : { kind: 'local' },
     metricsToken: dto.METRICS_TOKEN ?? null,
+    workerMetricsPort: dto.METRICS_PORT ?? null,
   };
 }
 

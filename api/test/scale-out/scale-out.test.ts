@@ -61,6 +61,7 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
   let token: TestToken;
   let agent: ChildProcessWithoutNullStreams | null = null;
   let agentOutput = '';
+  let workerMetrics = '';
 
   const logs = () =>
     [nodeA, nodeB, worker, nginx]
@@ -98,7 +99,11 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
     };
     // The first node runs the migrations and seeds the demo organisation; the others start on the migrated schema.
     nodeA = await startApiNode('api-a', env);
-    [nodeB, worker] = await Promise.all([startApiNode('api-b', env), startWorker(env)]);
+    workerMetrics = `http://127.0.0.1:${await freePort()}`;
+    [nodeB, worker] = await Promise.all([
+      startApiNode('api-b', env),
+      startWorker({ ...env, METRICS_PORT: new URL(workerMetrics).port }),
+    ]);
     nginx = await startNginx([nodeA.port, nodeB.port], { port: nginxPort });
     token = createTestToken(VIKRAM.name, 'VIKRAM', PIN);
   }, 300_000);
@@ -276,6 +281,22 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
     expect(verified.signatures.map((s) => s.signer)).toEqual(
       expect.arrayContaining([ASHA.name, VIKRAM.name, PRIYA.name]),
     );
+
+    // Prometheus: the worker counted the seal, node B the signature it took and its routes by pattern.
+    const metricOf = (text: string, series: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(`${series} `))
+          ?.split(' ')[1] ?? NaN,
+      );
+    const fromWorker = await (await fetch(`${workerMetrics}/metrics`)).text();
+    expect(metricOf(fromWorker, 'esign_seals_total{result="ok"}')).toBeGreaterThanOrEqual(1);
+    expect(metricOf(fromWorker, 'esign_jobs{state="failed"}')).toBe(0);
+    const fromB = await (await fetch(`${nodeB.url}/metrics`)).text();
+    expect(metricOf(fromB, 'esign_signatures_total{method="esignature"}')).toBeGreaterThanOrEqual(1);
+    expect(fromB).toContain('route="/v1/esignature/:orgId/:requestId"');
+    expect(fromB).not.toContain(String(refId));
 
     // Documents live in the bucket only.
     const client = new S3Client({

@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
+import { MetricsService } from '../metrics/metrics.service';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { PartyEntity } from '../requests/party.entity';
 import type { RequestEntity } from '../requests/request.entity';
@@ -74,6 +75,7 @@ export class AadhaarService {
     private readonly audit: AuditService,
     private readonly seal: SealService,
     private readonly sealQueue: SealQueue,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** init?method=0, after the signing rules allowed it: the hidden form the signing page posts to the ESP. */
@@ -248,6 +250,7 @@ export class AadhaarService {
         throw err;
       });
     if (committed === null) return failed(tx, 'DOCUMENT_CHANGED', AadhaarMessages.documentChanged);
+    if (committed) this.metrics.signed(SigningMethod.Aadhaar);
     return { redirect: `/success/${at}` };
   }
 

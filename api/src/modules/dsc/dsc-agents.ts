@@ -91,15 +91,19 @@ export class DscAgents implements OnApplicationBootstrap, OnApplicationShutdown 
     private readonly secrets: AppSecretService,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter?.getHttpServer() as
       { on: (event: 'upgrade', fn: (req: IncomingMessage, socket: Duplex, head: Buffer) => void) => void } | undefined;
     if (!server) return; // the worker and the management command hold no agents
     server.on('upgrade', (req, socket, head) => void this.upgrade(req, socket, head));
     if (!this.redis.enabled) return;
-    this.subscriber = this.redis.connect('dsc-bus');
+    // A blocking connection: the subscription waits for Redis (and is renewed on reconnect) instead of failing the
+    // start; meanwhile /health/ready reports Redis down.
+    this.subscriber = this.redis.connect('dsc-bus', true);
     this.subscriber.on('messageBuffer', (_channel: Buffer, data: Buffer) => void this.onBus(data));
-    await this.subscriber.subscribe(NODE_CHANNEL(this.node));
+    this.subscriber
+      .subscribe(NODE_CHANNEL(this.node))
+      .catch((err: Error) => this.log.error(`subscribing to the DSC bus failed: ${err.message}`));
     this.refresh = setInterval(() => void this.publishPresence(), PRESENCE_REFRESH_MS);
     this.refresh.unref();
   }

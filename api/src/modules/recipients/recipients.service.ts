@@ -34,6 +34,7 @@ import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEvents } from '../requests/request-events';
 import { RequestsService } from '../requests/requests.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { LinksService } from '../secrets/links.service';
 import { checkImage, checkSignatureImage, fromDataUrl } from '../signing/electronic/signature-image';
 import { SealQueue } from '../signing/seal.queue';
@@ -118,6 +119,7 @@ export class RecipientsService {
     private readonly aadhaar: AadhaarService,
     private readonly dsc: DscService,
     private readonly face: FaceService,
+    private readonly metrics: MetricsService,
   ) {}
 
   private load(manager: EntityManager, ctx: SignerContext, lock: boolean): Promise<Loaded> {
@@ -392,6 +394,7 @@ export class RecipientsService {
       });
       await this.seal.enqueue(manager, req, me);
     });
+    this.metrics.signed(SigningMethod.ESignature);
     this.runner.nudge();
     return { code: 200 as const, message: RecipientMessages.signed, requestId: ctx.party.id, status: 'signing' };
   }

@@ -65,7 +65,10 @@ export class RedisService implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+    // quit() waits for the server's answer; a connection that is not up (Redis gone) is dropped at once.
+    await Promise.all(
+      this.connections.map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect())),
+    );
     this.connections.length = 0;
     this.main = null;
   }

@@ -13,6 +13,7 @@ import { PartyEntity } from '../requests/party.entity';
 import { RequestEntity } from '../requests/request.entity';
 import { RequestEvents } from '../requests/request-events';
 import { RequestsService, toRefId } from '../requests/requests.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { LinksService } from '../secrets/links.service';
 import { DocumentStorage } from '../storage/document-storage';
 import type { CertificateEvent, CertificateParty, CompletionCertificateInput } from './pdf/completion-certificate';
@@ -74,6 +75,7 @@ export class SealService implements OnModuleInit {
     private readonly events: RequestEvents,
     private readonly links: LinksService,
     private readonly runner: JobsRunner,
+    private readonly metrics: MetricsService,
   ) {}
 
   onModuleInit(): void {
@@ -95,6 +97,7 @@ export class SealService implements OnModuleInit {
       ? `${message} (gave up after ${SEAL_MAX_ATTEMPTS} attempts; an operator can run: manage reseal --ref ${refId})`
       : message;
     this.log.error(`seal of request ${refId} failed: ${text}`);
+    if (final) this.metrics.sealFailed();
     await this.db.transaction(async (manager) => {
       await manager.update(RequestEntity, { orgId, refId }, { sealError: text, sealFailedAt: this.clock.now() });
       await this.audit.record(manager, {
@@ -141,6 +144,7 @@ export class SealService implements OnModuleInit {
       if (!signers.length || !signers.every((p) => p.status === 'completed')) return outcome;
       if (await this.complete(req, parties)) {
         outcome.completed = true;
+        this.metrics.sealCompleted();
         return outcome;
       }
     }

@@ -1,0 +1,122 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { SigningMethod, type SigningMethodCode } from '@esign/contract';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { JobEntity, type JobStatus } from '../jobs/job.entity';
+
+/** Every state of JobStatus, so that `esign_jobs` answers 0 for a state with no rows. */
+const JOB_STATES = ['queued', 'running', 'done', 'failed'] as const satisfies readonly JobStatus[];
+// Fails to compile when JobStatus gains a state that JOB_STATES does not list.
+const everyJobState: Exclude<JobStatus, (typeof JOB_STATES)[number]> extends never ? true : never = true;
+void everyJobState;
+
+/** The `method` label of esign_signatures_total: the contract's signing method names, lower case. */
+const METHOD_LABEL: Record<SigningMethodCode, string> = Object.fromEntries(
+  Object.entries(SigningMethod).map(([name, code]) => [code, name.toLowerCase()]),
+) as Record<SigningMethodCode, string>;
+
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * Prometheus metrics of this process, in a registry of its own (not prom-client's global one: tests build several
+ * applications in one process). Labels never carry tenant data: no organisation, Ref ID, party or address.
+ */
+@Injectable()
+export class MetricsService {
+  private readonly log = new Logger('Metrics');
+  readonly registry = new Registry();
+
+  private readonly httpDuration = new Histogram<'method' | 'route' | 'status'>({
+    name: 'esign_http_request_duration_seconds',
+    help: 'HTTP requests by method, matched route pattern (or "unmatched") and status code.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  private readonly seals = new Counter<'result'>({
+    name: 'esign_seals_total',
+    help: 'Requests sealed (certificate of completion and final seal), and seals that failed for good.',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
+
+  private readonly signatures = new Counter<'method'>({
+    name: 'esign_signatures_total',
+    help: "Parties' signatures recorded, by signing method (aadhaar, dsc, esignature).",
+    labelNames: ['method'],
+    registers: [this.registry],
+  });
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'esign_' });
+    for (const result of ['ok', 'failed']) this.seals.inc({ result }, 0);
+    for (const method of Object.values(METHOD_LABEL)) this.signatures.inc({ method }, 0);
+    const jobs = this.jobCounts.bind(this);
+    new Gauge<'state'>({
+      name: 'esign_jobs',
+      help: 'Rows of the jobs table by state, read at scrape time.',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await jobs();
+        this.reset();
+        if (counts) for (const state of JOB_STATES) this.set({ state }, counts.get(state) ?? 0);
+      },
+    });
+  }
+
+  /** One finished HTTP request; `route` is the Express route pattern, or UNMATCHED_ROUTE. */
+  observeHttp(method: string, route: string, status: number, seconds: number): void {
+    this.httpDuration.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  sealCompleted(): void {
+    this.seals.inc({ result: 'ok' });
+  }
+
+  /** A seal that gave up (its job's last attempt failed). */
+  sealFailed(): void {
+    this.seals.inc({ result: 'failed' });
+  }
+
+  /** A party's signature recorded (call after its transaction committed). */
+  signed(method: SigningMethodCode): void {
+    this.signatures.inc({ method: METHOD_LABEL[method] ?? 'unknown' });
+  }
+
+  /**
+   * May this Authorization header read the metrics? Always without METRICS_TOKEN; else `Bearer <token>`, compared in
+   * constant time without revealing the token's length (both sides hashed first).
+   */
+  static authorised(token: string | null, authorization: string | undefined): boolean {
+    if (token === null) return true;
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '';
+    const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+    return timingSafeEqual(digest(given), digest(token));
+  }
+
+  /** The Prometheus text exposition of the registry. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** Jobs by status; null (and no esign_jobs series) when the database cannot answer, so the scrape still succeeds. */
+  private async jobCounts(): Promise<Map<string, number> | null> {
+    try {
+      const rows = await this.db
+        .getRepository(JobEntity)
+        .createQueryBuilder('job')
+        .select('job.status', 'status')
+        .addSelect('COUNT(*)', 'count')
+        .groupBy('job.status')
+        .getRawMany<{ status: string; count: number | string }>();
+      return new Map(rows.map((r) => [r.status, Number(r.count)]));
+    } catch (err) {
+      this.log.warn(`esign_jobs not collected: ${(err as Error).message}`);
+      return null;
+    }
+  }
+}
