@@ -1,9 +1,6 @@
 import { SigningMethod } from '@esign/contract';
 import type { AddressInfo } from 'node:net';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { join } from 'node:path';
 import { DscAgents } from '../src/modules/dsc/dsc-agents';
 import { EspKeys } from '../src/modules/aadhaar/esp-keys.service';
 import { verhoeffCheckDigit } from '../src/modules/aadhaar/protocol';
@@ -13,7 +10,7 @@ import { OrganisationEntity } from '../src/modules/organisations/organisation.en
 import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
 import { SealPkiService } from '../src/modules/signing/pki/seal-pki.service';
 import { runPdfVerify } from './support/pdf-verify';
-import { SOFTHSM_MODULE, createTestToken, type TestToken } from './support/softhsm';
+import { createTestToken, spawnDscAgent, type RunningAgent, type TestToken } from './support/softhsm';
 import { drain, partyRow, requestRow, sendForSigning, signAs, signedPdf } from './support/signing';
 import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
 
@@ -32,8 +29,7 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
   let key: string;
   let server: string;
   let token: TestToken;
-  let agent: ChildProcessWithoutNullStreams | null = null;
-  let printed = '';
+  let agent: RunningAgent | null = null;
   const logLines: string[] = [];
 
   beforeAll(async () => {
@@ -59,7 +55,7 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
   });
 
   afterAll(async () => {
-    agent?.kill('SIGINT');
+    agent?.child.kill('SIGINT');
     token?.cleanup();
     await t.close();
   });
@@ -94,29 +90,9 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
 
     // The agent, as the signer runs it on their computer: `esign-cli dsc-agent`, logging in with the e-mail of the
     // request and the OTP sent there (typed at its prompt), then keeping its WebSocket open.
-    const cli = join(__dirname, '..', '..', 'cli', 'dist', 'index.js');
-    if (!existsSync(cli)) throw new Error(`${cli} is missing: build the CLI first (npm run build -w cli)`);
-    const child = spawn(
-      process.execPath,
-      [
-        cli,
-        'dsc-agent',
-        '--server',
-        server,
-        '--identifier',
-        VIKRAM.email,
-        '--module',
-        SOFTHSM_MODULE,
-        '--token',
-        token.label,
-      ],
-      { env: token.env },
-    );
-    agent = child;
-    child.stdout.on('data', (d: Buffer) => (printed += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (printed += d.toString()));
-    await until(() => printed.includes('One-time code sent to'));
-    child.stdin.write(`${await latestOtpTo(t, VIKRAM.email)}\n`);
+    agent = spawnDscAgent(server, VIKRAM.email, token);
+    await until(() => agent!.output().includes('One-time code sent to'));
+    agent.child.stdin.write(`${await latestOtpTo(t, VIKRAM.email)}\n`);
     await until(async () => (await t.app.get(DscAgents).find([VIKRAM.email])) !== null);
 
     const wrong = await t.http
@@ -156,7 +132,7 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
       ...(await t.db.getRepository(DscAgentSessionEntity).find()),
     ];
     expect(JSON.stringify(rows)).not.toContain(PIN);
-    expect(printed).not.toContain(PIN);
+    expect(agent.output()).not.toContain(PIN);
     expect(logLines.length).toBeGreaterThan(20);
     expect(logLines.join('')).not.toContain(PIN);
     expect(logLines.join('')).toContain('/v1/dscToken/acme/');

@@ -1,5 +1,4 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -8,7 +7,7 @@ import request from 'supertest';
 import { mysqlUrl } from '../support/mariadb-server';
 import { runPdfVerify } from '../support/pdf-verify';
 import { signAs, tokensOf } from '../support/signing';
-import { SOFTHSM_MODULE, createTestToken, type TestToken } from '../support/softhsm';
+import { createTestToken, spawnDscAgent, type RunningAgent, type TestToken } from '../support/softhsm';
 import { startSmtpServer, type ReceivedMail } from '../support/smtp';
 import { uploadOk } from '../support/requests';
 import type { TestApp } from '../support/test-app';
@@ -34,7 +33,6 @@ const PIN = '5523-0917';
 const ASHA = { name: 'Asha Rao', email: 'asha@example.in', phoneNumber: '+91 98765 43210' };
 const VIKRAM = { name: 'Vikram Shah', email: 'vikram@example.in', phoneNumber: '9123456789' };
 const PRIYA = { name: 'Priya Menon', email: 'priya@example.in', phoneNumber: '9988776655' };
-const CLI = join(__dirname, '..', '..', '..', 'cli', 'dist', 'index.js');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 90_000): Promise<void> {
@@ -59,8 +57,7 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
   let nginx: NginxServer;
   let db: Connection;
   let token: TestToken;
-  let agent: ChildProcessWithoutNullStreams | null = null;
-  let agentOutput = '';
+  let agent: RunningAgent | null = null;
   let workerMetrics = '';
 
   const logs = () =>
@@ -109,7 +106,7 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
   }, 300_000);
 
   afterAll(async () => {
-    agent?.kill('SIGINT');
+    agent?.child.kill('SIGINT');
     token?.cleanup();
     await db?.end();
     await smtp?.close();
@@ -167,31 +164,17 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
     });
 
     // Vikram's signer agent connects to node B; his signing page's call reaches node A.
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the CLI first (npm run build -w cli)`);
-    agent = spawn(
-      process.execPath,
-      [
-        CLI,
-        'dsc-agent',
-        '--server',
-        nodeB.url,
-        '--identifier',
-        VIKRAM.email,
-        '--module',
-        SOFTHSM_MODULE,
-        '--token',
-        token.label,
-      ],
-      { env: token.env },
+    agent = spawnDscAgent(nodeB.url, VIKRAM.email, token);
+    await until(
+      'the agent asks for its one-time code',
+      () => agent!.output().includes('One-time code sent to'),
+      60_000,
     );
-    agent.stdout.on('data', (d: Buffer) => (agentOutput += d.toString()));
-    agent.stderr.on('data', (d: Buffer) => (agentOutput += d.toString()));
-    await until('the agent asks for its one-time code', () => agentOutput.includes('One-time code sent to'), 60_000);
     const otpMail = await rows<{ text: string }>(
       "SELECT text FROM outbox_messages WHERE recipient = ? AND channel = 'email' ORDER BY id DESC LIMIT 1",
       [VIKRAM.email],
     );
-    agent.stdin.write(`${/\b(\d{6})\b/.exec(otpMail[0].text)![1]}\n`);
+    agent.child.stdin.write(`${/\b(\d{6})\b/.exec(otpMail[0].text)![1]}\n`);
     const presence = new Redis(redis.url);
     try {
       await until(

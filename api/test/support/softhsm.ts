@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -113,4 +113,25 @@ export function createTestToken(commonName: string, label = 'DSC-TEST', pin = '1
     caPem: readFileSync(file('ca.pem'), 'utf8'),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+export interface RunningAgent {
+  child: ChildProcessWithoutNullStreams;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+}
+
+/**
+ * `esign-cli dsc-agent` from the built CLI, as the signer runs it on their computer: logs in to `server` with
+ * `identifier` and this token; the test types the one-time code on its stdin once `output()` asks for it.
+ */
+export function spawnDscAgent(server: string, identifier: string, token: TestToken): RunningAgent {
+  const cli = join(__dirname, '..', '..', '..', 'cli', 'dist', 'index.js');
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: build the CLI first (npm run build -w cli)`);
+  const args = ['dsc-agent', '--server', server, '--identifier', identifier, '--module', SOFTHSM_MODULE];
+  const child = spawn(process.execPath, [cli, ...args, '--token', token.label], { env: token.env });
+  let printed = '';
+  child.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (printed += d.toString()));
+  return { child, output: () => printed };
 }
