@@ -32,6 +32,11 @@ async function main(): Promise<void> {
     `  Database: ${db}`,
     ...(config.storage.kind === 's3' ? [`  Documents: S3 bucket ${config.storage.bucket}`] : []),
     ...(config.redis ? ['  Jobs: BullMQ on Redis (REDIS_URL); start the worker too: npm run worker -w api'] : []),
+    ...(config.redis && config.database.engine === 'sqlite'
+      ? [
+          '  Note: REDIS_URL with SQLite: the worker must share this DATA_DIR on this machine; several nodes need DATABASE_URL',
+        ]
+      : []),
     ...(devCa ? [`  Signatures chain to the development CA: ${devCa} (trust it in your PDF verifier)`] : []),
     `  API documentation: ${config.publicUrl}/api-docs`,
     '',
