@@ -24,7 +24,7 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/test/scale-out/', '/test/security/'],
+  testPathIgnorePatterns: ['/node_modules/', '/test/scale-out/', '/test/security/', '/test/reliability/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
     '^.+\\.m?js$': [

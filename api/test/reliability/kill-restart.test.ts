@@ -1,0 +1,169 @@
+import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { runPdfVerify } from '../support/pdf-verify';
+import { uploadOk } from '../support/requests';
+import { SIGNATURE_PNG, tokensOf } from '../support/signing';
+import type { TestApp } from '../support/test-app';
+import { startApiNode, stopAll, type ApiNode } from '../scale-out/cluster';
+
+const ORG = 'demo';
+const KILLS = Number(process.env.RELIABILITY_KILLS ?? 50);
+const REQUESTS = 6;
+const SIGNERS = 3;
+
+/** A seeded PRNG (mulberry32): the same kill points on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Party {
+  refId: number;
+  order: number;
+  token: string;
+  /** The server answered the signature (200, or 'already signed' after a crash took the first answer). */
+  submitted: boolean;
+}
+
+/**
+ * One signer's path through the API, resumable: each step is repeated after a crash; answers of 4xx for a step that
+ * an earlier, interrupted attempt already took are expected. Throws only when the server is unreachable.
+ */
+async function sign(url: string, p: Party): Promise<void> {
+  const http = request(url);
+  const h = { 'x-sign-token': p.token };
+  const base = `${ORG}/${p.refId}/${p.order}`;
+  const ref = await http.get(`/v1/reference/${base}`).set(h);
+  if (ref.status !== 200) throw new Error(`reference answered ${ref.status}`);
+  const requestId = ref.body.request.requestId as string;
+  await http
+    .post(`/v1/signer_details/${base}`)
+    .set(h)
+    .send({ status: 'opened', userAgent: { OS: 'Linux', Browser: 'Test' } });
+  await http.post(`/v1/signer_details/${base}`).set(h).send({ status: 'signing' });
+  await http.get(`/v1/init/${ORG}/${requestId}?method=2`).set(h);
+  const res = await http
+    .post(`/v1/esignature/${ORG}/${requestId}`)
+    .set(h)
+    .send({ file: `data:image/png;base64,${SIGNATURE_PNG.toString('base64')}` });
+  if (res.status >= 500) throw new Error(`esignature answered ${res.status}: ${JSON.stringify(res.body)}`);
+  if (res.status === 200 || /already/i.test(String(res.body?.message ?? ''))) p.submitted = true;
+}
+
+/**
+ * The built server (SQLite, the embedded runner) killed with SIGKILL at seeded random moments of a signing flow and
+ * started again each time: every request must end completed, each signature applied once, every PDF valid.
+ */
+describe('reliability: SIGKILL at random points of the signing flow', () => {
+  let node: ApiNode;
+  afterAll(() => stopAll());
+
+  it(`completes every request after ${KILLS} kills and restarts, no signature lost or doubled`, async () => {
+    node = await startApiNode('kill-me', { JOBS_POLL_MS: '100', JOBS_LEASE_SECONDS: '3' });
+    const http = request(node.url);
+    const t = { http } as unknown as TestApp;
+    const signIn = await http.get('/consumers/demo/key-auth').auth('demo', 'demo1234').expect(200);
+    const key = signIn.body.data[0].key as string;
+    const parties: Party[] = [];
+    for (let r = 0; r < REQUESTS; r++) {
+      const up = await uploadOk(t, key, ORG, {
+        fixture: 'normal.pdf',
+        otpRequired: false,
+        recipients: Array.from({ length: SIGNERS }, (_, i) => ({
+          name: `Signer ${r}-${i}`,
+          email: `s${r}-${i}@example.in`,
+          phoneNumber: `98765${String(r * 10 + i).padStart(5, '0')}`,
+          observer: false,
+          signature_type: 'e-Signature',
+        })),
+      });
+      await http
+        .post('/v1/process')
+        .set('apikey', key)
+        .send({
+          orgId: ORG,
+          data: Array.from({ length: SIGNERS }, (_, i) => ({ refId: up.refId, order: i + 1, pageNo: [1] })),
+        })
+        .expect(200);
+      const tokens = await tokensOf(t, key, ORG, up.refId);
+      for (let i = 1; i <= SIGNERS; i++)
+        parties.push({ refId: up.refId, order: i, token: tokens[i], submitted: false });
+    }
+
+    const random = prng(20261123);
+    let kills = 0;
+    while (kills < KILLS) {
+      // Signers work through the list while the server lives; it dies 50 ms to 1.2 s into this round.
+      const pending = parties.filter((p) => !p.submitted);
+      const round = (async () => {
+        for (const p of pending.length ? pending : parties.slice(0, 1)) await sign(node.url, p);
+      })().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 50 + random() * 1150));
+      await node.kill();
+      kills++;
+      await round;
+      await node.restart();
+    }
+    // The last life: the rest of the signatures, then every seal.
+    for (const p of parties.filter((x) => !x.submitted)) await sign(node.url, p);
+    expect(parties.every((p) => p.submitted)).toBe(true);
+    const refIds = [...new Set(parties.map((p) => p.refId))];
+    const deadline = Date.now() + 180_000;
+    const completed = async () => {
+      const list = await http.get(`/v1/request_all/${ORG}`).set('apikey', key).expect(200);
+      return (list.body.data as { refId: number; status: string }[]).filter(
+        (r) => refIds.includes(r.refId) && r.status === 'completed',
+      ).length;
+    };
+    while ((await completed()) < refIds.length) {
+      if (Date.now() > deadline) throw new Error(`not every request completed\n${node.logTail(40)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await node.stop();
+
+    // The database as the server left it: intact, one signature event per party, no job failed for good.
+    const db = new Database(join(node.env.DATA_DIR, 'esign.sqlite'), { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      const submitted = db
+        .prepare(
+          "SELECT ref_id AS refId, COUNT(*) AS n FROM audit_events WHERE type = 'party.signature_submitted' GROUP BY ref_id, party_order",
+        )
+        .all() as { refId: number; n: number }[];
+      expect(submitted).toHaveLength(REQUESTS * SIGNERS);
+      expect(submitted.every((row) => row.n === 1)).toBe(true);
+      expect(db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE status = 'failed'").get()).toEqual({ n: 0 });
+      const root = readFileSync(join(node.env.DATA_DIR, 'pki', 'dev-root-ca.pem'), 'utf8');
+      const files = join(node.env.DATA_DIR, 'files');
+      for (const refId of refIds) {
+        const { key: signedKey } = db
+          .prepare('SELECT signed_file_key AS key FROM requests WHERE ref_id = ?')
+          .get(refId) as {
+          key: string;
+        };
+        const pdf = readFileSync(join(files, signedKey.slice(0, 2), signedKey.slice(2, 4), signedKey));
+        const verified = runPdfVerify(pdf, [root]);
+        expect(verified.ok).toBe(true);
+        // Each party's signature once, and the seal.
+        expect(verified.signatures.map((s) => s.signer).sort()).toEqual(
+          [
+            ...Array.from({ length: SIGNERS }, (_, i) => `Signer ${refIds.indexOf(refId)}-${i}`),
+            'Demo Organisation Document Seal',
+          ].sort(),
+        );
+        expect(verified.signatures.every((s) => s.valid && s.trusted)).toBe(true);
+      }
+    } finally {
+      db.close();
+    }
+    expect(kills).toBe(KILLS);
+  }, 900_000);
+});
