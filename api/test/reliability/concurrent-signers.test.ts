@@ -92,7 +92,9 @@ describe('reliability: 200 concurrent signers on SQLite', () => {
     let completed = 0;
     while (completed < REQUESTS) {
       const list = await http.get(`/v1/request_all/${ORG}`).set('apikey', key).query({ limit: 100 }).expect(200);
-      completed = (list.body.data as { status: string }[]).filter((r) => r.status === 'completed').length;
+      completed = (list.body.data as { request_status: string }[]).filter(
+        (r) => r.request_status === 'completed',
+      ).length;
       if (Date.now() > deadline) throw new Error(`${completed} of ${REQUESTS} completed\n${node.logTail(40)}`);
       if (completed < REQUESTS) await new Promise((r) => setTimeout(r, 1000));
     }

@@ -119,8 +119,8 @@ describe('reliability: SIGKILL at random points of the signing flow', () => {
     const deadline = Date.now() + 180_000;
     const completed = async () => {
       const list = await http.get(`/v1/request_all/${ORG}`).set('apikey', key).expect(200);
-      return (list.body.data as { refId: number; status: string }[]).filter(
-        (r) => refIds.includes(r.refId) && r.status === 'completed',
+      return (list.body.data as { refId: number; request_status: string }[]).filter(
+        (r) => refIds.includes(r.refId) && r.request_status === 'completed',
       ).length;
     };
     while ((await completed()) < refIds.length) {
