@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
 import { Limits } from '@esign/contract';
+import { AppError } from './app-error';
 
 /**
  * Multipart bodies are parsed for every route before the guards run, so the tenant guard sees their orgId fields like
@@ -14,5 +15,12 @@ const parser = multer({
 
 export function multipartMiddleware(req: Request, res: Response, next: NextFunction): void {
   if (!req.is('multipart/form-data')) return next();
-  parser(req, res, next);
+  parser(req, res, (err?: unknown) => {
+    // multer's own errors carry a LIMIT_* code (the error filter answers them); busboy's ('Unexpected end of form',
+    // 'Malformed part header', a missing boundary) carry nothing: the client sent a broken body, a 400.
+    const e = err as { code?: unknown; status?: unknown } | undefined;
+    if (err instanceof Error && e?.code === undefined && e?.status === undefined)
+      return next(new AppError('VALIDATION_FAILED', `The multipart body is malformed: ${err.message}.`));
+    next(err);
+  });
 }

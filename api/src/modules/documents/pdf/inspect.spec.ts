@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { constants as zlibConstants, deflateRawSync } from 'node:zlib';
 import { Limits, Messages } from '@esign/contract';
 import { degrees, PDFDocument, PDFName, PDFNumber } from 'pdf-lib';
 import { fixturePath, readFixture } from '../../../../test/support/fixtures';
@@ -284,7 +285,65 @@ describe('inspectPdf: refusals, each a 4xx with a message for the user', () => {
     const garbage = Buffer.concat([Buffer.from('%PDF-1.7\n'), readFixture('faces', 'chelsea.png')]);
     await expectRefused(inspect(garbage), 422, Messages.pdfDamaged);
   });
+
+  it('refuses a page tree that lists a page twice or contains itself, before pdf-lib walks it', async () => {
+    const tree = (kids: string) =>
+      handWritten([
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        `<< /Type /Pages /Kids [${kids}] /Count 2 >>`,
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+      ]);
+    expect((await inspect(tree('3 0 R'))).totalPages).toBe(1);
+    await expectRefused(inspect(tree('3 0 R 3 0 R')), 422, Messages.pdfDamaged);
+    await expectRefused(inspect(tree('2 0 R 3 0 R')), 422, Messages.pdfDamaged);
+  });
+
+  it('refuses an object stream that inflates to a gigabyte before pdf-lib decodes it', async () => {
+    // 1 GiB of zeros in about 1 MB: sync-flushed segments of 1 MiB of zeros repeat as they are.
+    const segment = deflateRawSync(Buffer.alloc(1 << 20), { finishFlush: zlibConstants.Z_SYNC_FLUSH, level: 9 });
+    const bomb = Buffer.concat([
+      Buffer.from([0x78, 0xda]),
+      ...Array<Buffer>(1024).fill(segment),
+      deflateRawSync(Buffer.alloc(0)),
+    ]);
+    const objStm = Buffer.concat([
+      Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`),
+      bomb,
+      Buffer.from('\nendstream'),
+    ]);
+    const started = Date.now();
+    await expectRefused(
+      inspect(
+        handWritten([
+          '<< /Type /Catalog /Pages 2 0 R >>',
+          '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+          '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+          objStm,
+        ]),
+      ),
+      422,
+      Messages.pdfDamaged,
+    );
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
 });
+
+/** A PDF written by hand from object bodies (object i + 1 is bodies[i]), with a correct cross-reference table. */
+function handWritten(bodies: Array<string | Buffer>): Buffer {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n')];
+  const offsets: number[] = [];
+  let length = parts[0].length;
+  bodies.forEach((body, i) => {
+    offsets.push(length);
+    const chunk = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), Buffer.from(body), Buffer.from('\nendobj\n')]);
+    parts.push(chunk);
+    length += chunk.length;
+  });
+  const xref = [`xref\n0 ${bodies.length + 1}\n0000000000 65535 f \n`];
+  for (const offset of offsets) xref.push(`${String(offset).padStart(10, '0')} 00000 n \n`);
+  xref.push(`trailer\n<< /Size ${bodies.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
+  return Buffer.concat([...parts, Buffer.from(xref.join(''))]);
+}
 
 describe('inspectPdf: repair', () => {
   it('rebuilds a file whose every offset is wrong, and the result passes as written', async () => {

@@ -1,5 +1,15 @@
 import { Limits, PDF_FILENAME } from '@esign/contract';
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument, type PDFPageLeaf } from 'pdf-lib';
+import {
+  PDFArray,
+  PDFDict,
+  PDFName,
+  PDFNull,
+  PDFNumber,
+  PDFPageLeaf,
+  PDFRef,
+  type PDFDocument,
+  type PDFObject,
+} from 'pdf-lib';
 import { AppError } from '../../../common/app-error';
 import type { PageGeometry } from '../../requests/request.entity';
 import { appendBlocker } from './incremental';
@@ -64,7 +74,10 @@ async function examine(bytes: Buffer, mayRepair: boolean): Promise<InspectedPdf>
   let needsRepair = structure.problems.length > 0;
   // Nothing to rebuild from: refused before pdf-lib spends time on it.
   if (needsRepair && (!mayRepair || !structure.trailerWithRoot)) throw damaged();
+  // pdf-lib would inflate every object stream at load, unbounded (a Flate bomb there costs a GB and tens of seconds).
+  if (structure.loadTooCostly) throw damaged();
   const doc = await loadPdf(bytes);
+  checkPageTree(doc);
   if (doc.getPageCount() === 0) throw damaged();
   // pdf-lib finds the catalog by scanning when /Root names something else; other readers do not.
   const root = doc.context.trailerInfo.Root;
@@ -89,6 +102,29 @@ async function examine(bytes: Buffer, mayRepair: boolean): Promise<InspectedPdf>
   // The rewrite must itself pass, as written, without another repair.
   const again = await examine(rewritten, false);
   return { ...again, repaired: true };
+}
+
+/** Bound on the nodes of a page tree: a 5 MB file holds fewer than 100,000 page objects. */
+const MAX_PAGE_TREE_NODES = 200_000;
+
+/**
+ * The page tree must be a tree: a page or Pages node reached twice (a Kids array listing the same page thousands of
+ * times, a node among its own Kids) is refused as damaged before pdf-lib walks it, which it would do recursively
+ * (a loop overflows the stack) and page by page (a million-entry tree of one repeated page took it 42 s).
+ */
+function checkPageTree(doc: PDFDocument): void {
+  const context = doc.context;
+  const seen = new Set<PDFObject>();
+  const stack: PDFObject[] = [doc.catalog.get(PDFName.of('Pages')) ?? PDFNull];
+  while (stack.length > 0) {
+    const node = context.lookup(stack.pop());
+    if (!(node instanceof PDFDict)) continue;
+    if (seen.has(node) || seen.size >= MAX_PAGE_TREE_NODES) throw damaged();
+    seen.add(node);
+    if (node instanceof PDFPageLeaf) continue;
+    const kids = context.lookup(node.get(PDFName.of('Kids')));
+    if (kids instanceof PDFArray) for (let i = kids.size() - 1; i >= 0; i--) stack.push(kids.get(i));
+  }
 }
 
 function describe(doc: PDFDocument, bytes: Buffer, repaired: boolean, signatureCount: number): InspectedPdf {

@@ -1,5 +1,7 @@
 import { Limits, Messages, RecipientMessages } from '@esign/contract';
 import { PDF } from '@libpdf/core';
+import jpeg from 'jpeg-js';
+import { PNG } from 'pngjs';
 import { AppError } from '../../../common/app-error';
 
 export type ImageFormat = 'png' | 'jpeg';
@@ -8,6 +10,8 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Spec section 5: png or jpeg with a single dot in the name. */
 const IMAGE_NAME = /^[^.]+\.(png|jpe?g)$/i;
 const MAX_SIDE = 4096;
+/** MAX_SIDE squared, in megapixels, rounded up. */
+const MAX_DECODED_MP = Math.ceil((MAX_SIDE * MAX_SIDE) / 1e6);
 
 /** PNG or JPEG by content, never by name or declared type. */
 export function sniffImage(bytes: Uint8Array): ImageFormat | null {
@@ -65,6 +69,10 @@ export async function checkImage(
   if (!format || !size || size.width < 1 || size.height < 1 || size.width > MAX_SIDE || size.height > MAX_SIDE)
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', opts.invalid);
   try {
+    // Decoded in full: the PDF engine embeds a PNG with its IEND missing or a JPEG cut short, and the signature would
+    // show broken; pngjs checks each chunk's CRC and the image data, jpeg-js every marker and the scan.
+    if (format === 'png') PNG.sync.read(bytes, { checkCRC: true });
+    else jpeg.decode(bytes, { useTArray: true, maxResolutionInMP: MAX_DECODED_MP, maxMemoryUsageInMB: 256 });
     PDF.create().embedImage(new Uint8Array(bytes));
   } catch {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', opts.invalid);
