@@ -26,7 +26,8 @@ export function createLogger(config: Pick<AppConfig, 'logLevel'>, destination?: 
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-const SECRET_QUERY = /([?&](?:token|key|apikey|otp)=)[^&]*/gi;
+/** Query values that are permissions: link tokens, keys, OTPs, and the HMAC of a document link (`sig`). */
+const SECRET_QUERY = /([?&](?:token|key|apikey|otp|sig)=)[^&]*/gi;
 
 /** One log line per request, with a request id taken from x-request-id (when sane) or made up, echoed back. */
 export function createHttpLogger(logger: Logger): HttpLogger {

@@ -481,6 +481,9 @@ export class RecipientsService {
     const code = clean(body?.errorCode, 32);
     const message = clean(body?.errorMessage, 500);
     const result = await this.inTransaction(ctx, async ({ req, me, org }, manager) => {
+      // A finished request's link only answers the status pages: no failure is recorded, and none is claimed.
+      const closed = closedReason(req.status);
+      if (closed) throw refused(closed);
       const now = this.clock.now();
       const to = req.status === 'in-progress' && me.status === 'signing' && !me.signatureSubmittedAt;
       if (to) {
