@@ -2,9 +2,10 @@ import { ValidationPipe, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { Headers } from '@esign/contract';
+import { CONSOLE_ROUTES, Headers, SIGNER_ROUTES } from '@esign/contract';
 import { json, type NextFunction, type Request, type Response } from 'express';
 import compression from 'compression';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -16,6 +17,7 @@ import { httpMetrics } from './modules/metrics/http-metrics.middleware';
 import { MetricsService } from './modules/metrics/metrics.service';
 import { multipartMiddleware } from './common/multipart.middleware';
 import { precompressed } from './common/precompressed';
+import { autoPostPage } from './modules/aadhaar/sandbox/pages';
 import type { AppConfig } from './config/app-config';
 
 export interface CreatedApp {
@@ -26,6 +28,116 @@ export interface CreatedApp {
 /** Builds the whole HTTP application; main.ts and the tests both use it. */
 const NO_STORE_PREFIXES = ['/v1', '/api', '/consumers'];
 const SIGNER_IMAGE_ROUTES = ['/v1/esignature', '/v1/signer_details'];
+
+/** `/esign/:orgId/…` → a regular expression as Express matches it (case-insensitive, optional trailing slash). */
+const routePattern = (routes: readonly string[]): RegExp =>
+  new RegExp(
+    `^(?:${routes
+      .map((r) =>
+        r
+          .split(/(:[A-Za-z_]\w*)/)
+          .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+          .join(''),
+      )
+      .join('|')})/?$`,
+    'i',
+  );
+
+const policy = (directives: Record<string, string[]>): string =>
+  Object.entries(directives)
+    .map(([name, values]) => [name, ...values].join(' '))
+    .join('; ');
+
+const originOf = (url: string): string | null => {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The headers every answer carries (no dependency: one middleware). No page may be framed (X-Frame-Options and
+ * frame-ancestors), nothing is sniffed, no Referer leaves (sign links carry their token in the query string), HSTS only
+ * over TLS (req.secure honours X-Forwarded-Proto from TRUSTED_PROXIES only). Each app's pages and assets (so its
+ * workers too: pdf.js, onnxruntime-web) get the app's Content-Security-Policy; the sandbox ESP's pages allow their one
+ * inline script by hash; /api-docs its Swagger UI; documents and logos only frame-ancestors (a browser's PDF viewer
+ * opens them); everything else (JSON, redirects) nothing at all.
+ */
+function securityHeaders(config: AppConfig) {
+  const unique = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => !!v))];
+  const publicOrigin = originOf(config.publicUrl);
+  // The document links and the sandbox ESP are addressed with PUBLIC_URL, which may be another host name than the one
+  // the app was opened on; a real ESP receives the signing page's form post (and may redirect within its origin).
+  const espOrigin = config.esp.mode === 'esp' ? originOf(config.esp.url) : null;
+  const app = (extra: { scriptSrc: string[]; formAction: (string | null)[] }) =>
+    policy({
+      'default-src': ["'self'"],
+      // pdf.js's worker compiles its JPEG 2000, JBIG2 and colour-profile decoders (WebAssembly) in both apps.
+      'script-src': ["'self'", ...extra.scriptSrc],
+      // MUI/emotion and React inject styles.
+      'style-src': ["'self'", "'unsafe-inline'"],
+      'img-src': ["'self'", 'data:', 'blob:'],
+      // pdf.js loads a document's fonts; its fallback (browsers without the FontFace API) is a data: URL.
+      'font-src': ["'self'", 'data:'],
+      'worker-src': ["'self'", 'blob:'],
+      'connect-src': unique(["'self'", publicOrigin]),
+      'media-src': ["'self'", 'blob:'],
+      'object-src': ["'none'"],
+      'base-uri': ["'none'"],
+      'form-action': unique(["'self'", ...extra.formAction]),
+      'frame-ancestors': ["'none'"],
+    });
+  const consolePolicy = app({ scriptSrc: ["'wasm-unsafe-eval'"], formAction: [] });
+  // onnxruntime-web (face checks) is WebAssembly; the Aadhaar step posts a form to the ESP.
+  const signerPolicy = app({ scriptSrc: ["'wasm-unsafe-eval'"], formAction: [publicOrigin, espOrigin] });
+  const autoPostScript = /<script>([\s\S]*?)<\/script>/.exec(autoPostPage('/', {}))?.[1] ?? '';
+  const sandboxPolicy = policy({
+    'default-src': ["'none'"],
+    'script-src': [`'sha256-${createHash('sha256').update(autoPostScript).digest('base64')}'`],
+    'style-src': ["'unsafe-inline'"],
+    'base-uri': ["'none'"],
+    'form-action': unique(["'self'", publicOrigin]),
+    'frame-ancestors': ["'none'"],
+  });
+  const apiDocsPolicy = policy({
+    'default-src': ["'self'"],
+    'script-src': ["'self'"],
+    'style-src': ["'self'", "'unsafe-inline'"],
+    'img-src': ["'self'", 'data:'],
+    'object-src': ["'none'"],
+    'base-uri': ["'none'"],
+    'form-action': ["'self'"],
+    'frame-ancestors': ["'none'"],
+  });
+  const noneFramed = policy({ 'frame-ancestors': ["'none'"] });
+  const nothing = policy({
+    'default-src': ["'none'"],
+    'base-uri': ["'none'"],
+    'form-action': ["'none'"],
+    'frame-ancestors': ["'none'"],
+  });
+  const consolePages = routePattern(CONSOLE_ROUTES);
+  const signerPages = routePattern(SIGNER_ROUTES);
+  const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+  const policyFor = (path: string): string => {
+    if (consolePages.test(path) || under(path, '/admin-assets')) return consolePolicy;
+    if (signerPages.test(path) || under(path, '/signer-assets')) return signerPolicy;
+    if (under(path, '/esp-sandbox')) return sandboxPolicy;
+    if (under(path, '/api-docs')) return apiDocsPolicy;
+    if (under(path, '/docs')) return noneFramed;
+    return nothing;
+  };
+  return (req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Content-Security-Policy', policyFor(req.path));
+    if (req.secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    next();
+  };
+}
 
 export async function createApp(config: AppConfig, overrides: AppOverrides = {}): Promise<CreatedApp> {
   const logger = createLogger(config, overrides.logDestination);
@@ -39,6 +151,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   );
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.disable('x-powered-by');
+  app.use(securityHeaders(config));
   app.use(createHttpLogger(logger));
   app.use(httpMetrics(app.get(MetricsService)));
   // Text answers (the apps' scripts, JSON) are compressed for phones on slow networks; PDFs and images already are.

@@ -114,7 +114,8 @@ export function parseEsignResponse(
   expected: { txn: string },
 ): ParseEsignResponseResult {
   const fail = (reason: string): ParseEsignResponseResult => ({ ok: false, reason });
-  const verified = verifyEnveloped(xml, espCertPem);
+  // Strict: comments, a second EsignResp, a ds:Object or another certificate in KeyInfo are refused outright.
+  const verified = verifyEnveloped(xml, espCertPem, { strict: true });
   if (!verified.ok) return fail(`ESP signature invalid: ${verified.reason}`);
   let root: Element;
   try {

@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
-import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
+import { decodeBase64Strict } from './common';
 
 /**
  * Enveloped XML-DSig as the CCA eSign API uses it, in both directions: the ASP signs its <Esign> request and the ESP
@@ -78,13 +79,24 @@ export function signEnveloped(xml: string, keyPem: string, certPem: string): str
   return sig.getSignedXml();
 }
 
+export interface VerifyOptions {
+  /**
+   * Also refuse what the signature does not cover or what canonicalisation drops, even when the signature is valid:
+   * comments and processing instructions (other than the XML declaration), a second element named like the document
+   * element anywhere (a wrapped copy), anything in the Signature besides SignedInfo, SignatureValue and KeyInfo (no
+   * ds:Object), and certificates in KeyInfo other than the trusted one and those that issued it. The ASP reads the
+   * ESP's answer this way: a genuine answer never has them, so their presence is an attempt.
+   */
+  strict?: boolean;
+}
+
 /**
  * Verifies the one enveloped signature of the document with `trustedCertPem` only: a certificate or key in KeyInfo is
  * ignored. The profile is enforced exactly (one Signature, child of the root, one Reference with URI="" and the two
  * transforms, SHA-256, RSA-SHA256). On success `signedXml` is what was actually signed (the canonical document without
  * its Signature): read values from it, not from the input.
  */
-export function verifyEnveloped(xml: string, trustedCertPem: string): VerifyResult {
+export function verifyEnveloped(xml: string, trustedCertPem: string, options: VerifyOptions = {}): VerifyResult {
   let doc: Document;
   try {
     doc = parseXmlStrict(xml);
@@ -92,6 +104,10 @@ export function verifyEnveloped(xml: string, trustedCertPem: string): VerifyResu
     return { ok: false, reason: (error as Error).message };
   }
   const root = doc.documentElement as Element;
+  if (options.strict) {
+    const unexpected = unsignedContent(doc, root);
+    if (unexpected) return { ok: false, reason: unexpected };
+  }
 
   const signatures = Array.from(doc.getElementsByTagNameNS(DSIG_NS, 'Signature'));
   if (signatures.length === 0) return { ok: false, reason: 'the document is not signed' };
@@ -104,10 +120,16 @@ export function verifyEnveloped(xml: string, trustedCertPem: string): VerifyResu
   if (profile) return { ok: false, reason: profile };
 
   let trusted: string;
+  let trustedCertificate: X509Certificate;
   try {
-    trusted = new X509Certificate(trustedCertPem).toString();
+    trustedCertificate = new X509Certificate(trustedCertPem);
+    trusted = trustedCertificate.toString();
   } catch {
     return { ok: false, reason: 'the trusted certificate cannot be read' };
+  }
+  if (options.strict) {
+    const keyInfo = checkKeyInfo(signature, trustedCertificate);
+    if (keyInfo) return { ok: false, reason: keyInfo };
   }
 
   const verifier = new SignedXml({ publicCert: trusted, getCertFromKeyInfo: () => null });
@@ -135,6 +157,69 @@ export function verifyEnveloped(xml: string, trustedCertPem: string): VerifyResu
     return { ok: false, reason: `the signed content cannot be read: ${(error as Error).message}` };
   }
   return { ok: true, signedXml: signed[0] };
+}
+
+/** The strict checks on the whole document (see VerifyOptions.strict); null when there is nothing to refuse. */
+function unsignedContent(doc: Document, root: Element): string | null {
+  let sameName = 0;
+  const walk = (node: Node): string | null => {
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === child.COMMENT_NODE) return 'the document contains a comment';
+      if (child.nodeType === child.PROCESSING_INSTRUCTION_NODE && !(node === doc && child.nodeName === 'xml'))
+        return 'the document contains a processing instruction';
+      if (child.nodeType === child.ELEMENT_NODE) {
+        const element = child as Element;
+        if (element.localName === root.localName && ++sameName > 1)
+          return `the document contains more than one ${root.localName} element`;
+        const found = walk(element);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  const found = walk(doc as unknown as Node);
+  if (found) return found;
+  for (const signature of Array.from(doc.getElementsByTagNameNS(DSIG_NS, 'Signature'))) {
+    const names = childElements(signature).map((e) =>
+      e.namespaceURI === DSIG_NS ? e.localName : `{${e.namespaceURI}}`,
+    );
+    const expected =
+      names.length === 3 ? ['SignedInfo', 'SignatureValue', 'KeyInfo'] : ['SignedInfo', 'SignatureValue'];
+    if (names.join() !== expected.join())
+      return 'the Signature may only hold SignedInfo, SignatureValue and KeyInfo (no Object)';
+  }
+  return null;
+}
+
+/**
+ * KeyInfo is not signed and never used to verify; in strict mode its certificates must still be the trusted one (and
+ * the certificates that issued it, as a chain), so a response naming another signer is refused.
+ */
+function checkKeyInfo(signature: Element, trusted: X509Certificate): string | null {
+  const keyInfos = childElements(signature, 'KeyInfo', DSIG_NS);
+  if (keyInfos.length === 0) return null;
+  const certificates = Array.from(keyInfos[0].getElementsByTagNameNS(DSIG_NS, 'X509Certificate'));
+  if (certificates.length === 0) return null;
+  const accepted: X509Certificate[] = [trusted];
+  let hasTrusted = false;
+  for (const element of certificates) {
+    const bytes = decodeBase64Strict(element.textContent ?? '');
+    let certificate: X509Certificate;
+    try {
+      if (!bytes) throw new Error('not base64');
+      certificate = new X509Certificate(bytes);
+    } catch {
+      return 'a KeyInfo certificate cannot be read';
+    }
+    if (certificate.raw.equals(trusted.raw)) {
+      hasTrusted = true;
+      continue;
+    }
+    if (!accepted.some((c) => c.checkIssued(certificate) && c.verify(certificate.publicKey)))
+      return "a KeyInfo certificate is not the ESP's certificate (nor its issuer)";
+    accepted.push(certificate);
+  }
+  return hasTrusted ? null : "the KeyInfo certificates do not include the ESP's certificate";
 }
 
 /** Returns what is wrong with the Signature's SignedInfo, or null when it is exactly the eSign profile. */
