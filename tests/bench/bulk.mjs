@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { record } from './report.mjs';
 import { demoKey, freePort, repoRoot, startServer, stop } from './server.mjs';
 
 const ROWS = Number(process.env.BENCH_BULK_ROWS ?? 1000);
@@ -55,6 +56,15 @@ try {
   const summary = JSON.parse(run.out).summary;
   const perSecond = summary.sent / seconds;
   const ok = run.code === 0 && summary.sent === ROWS && seconds < TARGET_SECONDS;
+  record({
+    bench: 'bulk',
+    measure: `esign-cli bulk: ${ROWS.toLocaleString('en')} rows (upload, save, process), concurrency ${CONCURRENCY}`,
+    value: seconds.toFixed(1),
+    unit: 's',
+    target: `< ${TARGET_SECONDS} s, every row sent`,
+    ok,
+    note: `${perSecond.toFixed(1)} requests/s, ${summary.sent}/${ROWS} sent, ${summary.failed} failed`,
+  });
   console.log(
     `bulk: ${summary.sent}/${ROWS} rows sent (failed ${summary.failed}) in ${seconds.toFixed(1)} s with concurrency ` +
       `${CONCURRENCY}: ${perSecond.toFixed(1)} requests/s (target: ${ROWS} in under ${TARGET_SECONDS} s) ${ok ? 'ok' : 'MISS'}`,

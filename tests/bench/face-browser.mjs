@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { record } from './report.mjs';
 import { CHROMIUM_ARGS, demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
 
 const require = createRequire(path.join(repoRoot, 'tests', 'package.json'));
@@ -111,6 +112,15 @@ async function main() {
     const frame = summary(timings['face:frame']);
     const detect = summary(timings['face:detect']);
     const ok = frame.count > 0 && frame.median < TARGET_MS;
+    record({
+      bench: 'face-browser',
+      measure: 'browser face inference per liveness frame (pixels + BlazeFace + FaceMesh + EAR, wasm), median',
+      value: frame.median?.toFixed(1) ?? 'none',
+      unit: frame.count ? 'ms' : '',
+      target: `< ${TARGET_MS} ms`,
+      ok,
+      note: `p95 ${frame.p95?.toFixed(1)} ms, ${frame.count} frames`,
+    });
     const version = require(path.join(repoRoot, 'node_modules', 'onnxruntime-web', 'package.json')).version;
     console.log(
       `\nBrowser face inference (headless Chromium, onnxruntime-web ${version} wasm, ${os.cpus().length} cores)`,

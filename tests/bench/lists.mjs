@@ -11,103 +11,17 @@
  * reporting p50, p95 and p99 against the targets (p95 under 20 ms, 5 ms and 50 ms). Exit code 1 when a target is
  * missed. Options: BENCH_REQUESTS (default 100000), BENCH_SAMPLES (default 200).
  */
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
-
-const require = createRequire(path.join(repoRoot, 'api', 'package.json'));
-const Database = require('better-sqlite3');
+import { record } from './report.mjs';
+import { seedRequests } from './seed.mjs';
+import { demoKey, entry, freePort, startServer, stop } from './server.mjs';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const TARGETS = { page: 20, refId: 5, filename: 50 };
-
-const WORDS = [
-  'Lease',
-  'Agreement',
-  'NDA',
-  'Offer',
-  'Letter',
-  'Invoice',
-  'Contract',
-  'Renewal',
-  'Policy',
-  'Mandate',
-  'Loan',
-  'Sale',
-  'Deed',
-];
-
-function seed(file, orgId) {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  const geometry = JSON.stringify([
-    { pages: '1-2', mediaBox: [0, 0, 612, 792], cropBox: [0, 0, 612, 792], rotation: 0 },
-  ]);
-  const insertRequest = db.prepare(
-    `INSERT INTO requests (ref_id, org_id, filename, file_key, file_size, total_pages, geometry, check_order, otp_required,
-      reminder, reminder_duration, status, is_draft, signers_total, signers_done, template_id, created_by, submitted_at,
-      expires_at, completed_at, signed_file_key, deleted_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 75959, 2, ?, 0, 1, 0, NULL, ?, ?, 2, ?, NULL, 'bench', ?, NULL, NULL, NULL, NULL, ?, ?)`,
-  );
-  const insertParty = db.prepare(
-    `INSERT INTO parties (id, ref_id, org_id, party_order, name, email, phone_number, observer, signature_type, status,
-      token_hash, token_nonce, page_no, apply_all, rectangle, drag_coord, boxes, invited_at, reminded_at, signed_at,
-      created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, '+919876543210', ?, ?, ?, NULL, NULL, '[1]', 0, '0,790,150,840', NULL, ?, NULL, NULL, NULL, ?, ?)`,
-  );
-  const boxes = JSON.stringify([{ pages: '1', x: 0, y: 0, width: 141.43, height: 47.14 }]);
-  const refIds = [];
-  const t0 = Date.parse('2025-01-01T00:00:00Z');
-  const run = db.transaction(() => {
-    for (let i = 0; i < REQUESTS; i++) {
-      const refId = 1_000_000_000 + i * 7919 + (i % 7);
-      refIds.push(refId);
-      const filename = `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${i}.pdf`;
-      const at = new Date(t0 + i * 60_000).toISOString().replace('T', ' ').replace('Z', '');
-      const draft = i % 10 === 0 ? 1 : 0;
-      const status = draft ? 'draft' : i % 3 === 0 ? 'completed' : 'in-progress';
-      insertRequest.run(
-        refId,
-        orgId,
-        filename,
-        'f'.repeat(64),
-        geometry,
-        status,
-        draft,
-        status === 'completed' ? 2 : 0,
-        draft ? null : at,
-        at,
-        at,
-      );
-      for (let order = 1; order <= 3; order++) {
-        const observer = order === 3 ? 1 : 0;
-        insertParty.run(
-          randomUUID(),
-          refId,
-          orgId,
-          order,
-          `Party ${order} of ${i}`,
-          `p${order}.${i}@example.in`,
-          observer,
-          observer ? null : 'e-Signature',
-          draft ? 'saved' : observer ? 'waiting' : status === 'completed' ? 'completed' : 'in-progress',
-          boxes,
-          at,
-          at,
-        );
-      }
-    }
-  });
-  run();
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.exec('ANALYZE');
-  db.close();
-  return refIds;
-}
+const LABELS = { page: 'a page of 10', refId: 'a Ref ID search', filename: 'a file-name search' };
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -141,7 +55,7 @@ async function main() {
     let { child } = await startServer(dataDir, port);
     await stop(child);
     const t0 = Date.now();
-    const refIds = seed(path.join(dataDir, 'esign.sqlite'), 'demo');
+    const refIds = seedRequests(path.join(dataDir, 'esign.sqlite'), 'demo', REQUESTS);
     console.log(
       `seeded ${REQUESTS.toLocaleString('en')} requests with 3 parties each in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );
@@ -173,6 +87,15 @@ async function main() {
     for (const [name, r] of Object.entries(results)) {
       const pass = r.p95 < TARGETS[name];
       ok &&= pass;
+      record({
+        bench: 'lists',
+        measure: `GET /api/requests, ${LABELS[name]}, p95 (SQLite, ${REQUESTS.toLocaleString('en')} requests)`,
+        value: r.p95.toFixed(2),
+        unit: 'ms',
+        target: `< ${TARGETS[name]} ms`,
+        ok: pass,
+        note: `p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
+      });
       console.log(
         `${name.padEnd(20)} ${r.p50.toFixed(2).padStart(6)}   ${r.p95.toFixed(2).padStart(6)}   ${r.p99.toFixed(2).padStart(6)}   < ${String(TARGETS[name]).padStart(3)} ${pass ? 'ok  ' : 'MISS'}   ${r.range}`,
       );

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { record } from './report.mjs';
 import { repoRoot } from './server.mjs';
 
 const script = path.join('api', 'test', 'scale-out', 'throughput.ts');
@@ -64,6 +65,16 @@ try {
     const { results, seconds } = JSON.parse(fs.readFileSync(json, 'utf8'));
     const [one, two] = results;
     const ratio = (a, b) => (b > 0 ? a / b : NaN).toFixed(2);
+    for (const kind of ['accepted', 'completed'])
+      record({
+        bench: 'scale-out',
+        measure: `${kind} signatures/s, two nodes / one node (${one.signatures} signatures, concurrency ${one.concurrency}, MariaDB, nginx)`,
+        value: ratio(two[`${kind}PerSecond`], one[`${kind}PerSecond`]),
+        unit: '×',
+        target: 'two nodes ≥ one node (reported)',
+        ok: null,
+        note: `1 node ${one[`${kind}PerSecond`]}/s, 2 nodes ${two[`${kind}PerSecond`]}/s`,
+      });
     console.log(
       `scale-out: ${one.signatures} signatures, concurrency ${one.concurrency}, in ${seconds} s: ` +
         `1 node ${one.acceptedPerSecond} accepted/s, ${one.completedPerSecond} completed/s; ` +

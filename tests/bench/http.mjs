@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+/**
+ * npm run bench: HTTP throughput and latency of the built server on loopback, with autocannon.
+ *
+ * Starts the built server (api/dist/main.js) on a free loopback port with an empty DATA_DIR (SQLite, the demo
+ * organisation seeded), stops it, seeds REQUESTS requests with 3 parties each straight into the database file (as
+ * lists.mjs does), starts it again, sends one real request with one signer (upload, process) for a sign link, and runs
+ * autocannon, CONNECTIONS connections for DURATION seconds each after a 2-second warm-up, against
+ *   - the signing page's HTML          GET /esign/demo/{refId}/1?token=…
+ *   - the first call that page makes   GET /v1/reference/demo/{refId}/1 (x-sign-token)
+ *   - the console's list               GET /api/requests?range=[0,9]&sort=["createdAt","DESC"] (apikey)
+ * reporting requests/s and p50/p95/p99 latency (every response timed) against this benchmark's own target, p95 under
+ * 50 ms at 10 connections (the specification gives none for throughput). Exit code 1 when a target is missed or a
+ * response was not 2xx. Options: BENCH_HTTP_REQUESTS (default 1000), BENCH_HTTP_DURATION (seconds, default 10),
+ * BENCH_HTTP_CONNECTIONS (default 10).
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { record } from './report.mjs';
+import { seedRequests } from './seed.mjs';
+import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
+
+const require = createRequire(path.join(repoRoot, 'tests', 'package.json'));
+const autocannon = require('autocannon');
+const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
+
+const REQUESTS = Number(process.env.BENCH_HTTP_REQUESTS ?? 1000);
+const DURATION = Number(process.env.BENCH_HTTP_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 10);
+const TARGET_P95_MS = 50;
+
+async function call(base, pathname, init = {}) {
+  const res = await fetch(`${base}${pathname}`, init);
+  const body = await res.json();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${pathname} answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** The sign link of a new request with one e-Signature signer (no OTP) on normal.pdf. */
+async function signLink(base, key) {
+  const form = new FormData();
+  const signer = { name: 'Asha Rao', email: 'asha@example.in', phoneNumber: '9876543210', observer: false };
+  form.set('data', JSON.stringify([{ ...signer, signature_type: 'e-Signature' }]));
+  form.set('checkOrder', 'false');
+  form.set('otpRequired', 'false');
+  form.set('orgId', 'demo');
+  const pdf = fs.readFileSync(path.join(shared, 'fixtures', 'pdfs', 'normal.pdf'));
+  form.set('file', new Blob([pdf], { type: 'application/pdf' }), 'normal.pdf');
+  const up = await call(base, '/v1/upload', { method: 'POST', headers: { apikey: key }, body: form });
+  await call(base, '/v1/process', {
+    method: 'POST',
+    headers: { apikey: key, 'content-type': 'application/json' },
+    body: JSON.stringify({ orgId: 'demo', data: [{ refId: up.refId, order: 1 }] }),
+  });
+  const list = await call(base, '/v1/request_all/demo', { headers: { apikey: key } });
+  return new URL(list.data.find((r) => r.refId === up.refId).data[0].sign_url);
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/** One autocannon run against base + pathname; every response's time is kept for the percentiles. */
+async function load(base, pathname, headers) {
+  // One call first: a wrong answer fails here, with its body, rather than as a count of non-2xx.
+  const first = await fetch(`${base}${pathname}`, { headers });
+  if (!first.ok) throw new Error(`GET ${pathname} answered ${first.status}: ${(await first.text()).slice(0, 300)}`);
+  const times = [];
+  const instance = autocannon({
+    url: `${base}${pathname}`,
+    headers,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: DURATION,
+    warmup: { connections: CONNECTIONS, duration: 2 },
+  });
+  instance.on('response', (_client, _status, _bytes, ms) => times.push(ms));
+  const result = await instance;
+  times.sort((a, b) => a - b);
+  return {
+    perSecond: result.requests.total / result.duration,
+    total: result.requests.total,
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    p99: percentile(times, 99),
+    bad: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+async function main() {
+  if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run npm run build first.`);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-http-'));
+  try {
+    const port = await freePort();
+    let { child } = await startServer(dataDir, port);
+    await stop(child);
+    seedRequests(path.join(dataDir, 'esign.sqlite'), 'demo', REQUESTS);
+    const started = await startServer(dataDir, port);
+    child = started.child;
+    const { base } = started;
+    const results = [];
+    try {
+      const key = await demoKey(base);
+      const link = await signLink(base, key);
+      const token = link.searchParams.get('token');
+      const [, , orgId, refId, order] = link.pathname.split('/');
+      const list = `/api/requests?range=${encodeURIComponent('[0,9]')}&sort=${encodeURIComponent('["createdAt","DESC"]')}`;
+      const cases = [
+        ['signing page: HTML', `${link.pathname}${link.search}`, {}],
+        [
+          'signing page: its first API call, GET /v1/reference',
+          `/v1/reference/${orgId}/${refId}/${order}`,
+          { 'x-sign-token': token },
+        ],
+        [
+          `console list: GET /api/requests, a page of 10 (${(REQUESTS + 1).toLocaleString('en')} requests)`,
+          list,
+          { apikey: key },
+        ],
+      ];
+      for (const [name, pathname, headers] of cases) results.push({ name, ...(await load(base, pathname, headers)) });
+    } finally {
+      await stop(child);
+    }
+
+    let ok = true;
+    console.log(
+      `\nHTTP on loopback (autocannon, ${CONNECTIONS} connections, ${DURATION} s each after a 2 s warm-up; SQLite, ` +
+        `${os.cpus().length} cores shared by the server and autocannon)`,
+    );
+    console.log(
+      'case                                                        req/s   p50 ms   p95 ms   p99 ms   target p95',
+    );
+    for (const r of results) {
+      const pass = r.p95 < TARGET_P95_MS && r.bad === 0;
+      ok &&= pass;
+      record({
+        bench: 'http',
+        measure: `${r.name}, p95 at ${CONNECTIONS} connections`,
+        value: r.p95.toFixed(2),
+        unit: 'ms',
+        target: `< ${TARGET_P95_MS} ms (this report's own)`,
+        ok: pass,
+        note:
+          `${r.perSecond.toFixed(0)} requests/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms` +
+          (r.bad ? `, ${r.bad} not 2xx or failed` : ''),
+      });
+      console.log(
+        `${r.name.slice(0, 58).padEnd(58)} ${r.perSecond.toFixed(0).padStart(7)}   ${r.p50.toFixed(2).padStart(6)}   ` +
+          `${r.p95.toFixed(2).padStart(6)}   ${r.p99.toFixed(2).padStart(6)}   < ${TARGET_P95_MS} ms ${pass ? 'ok' : 'MISS'}` +
+          (r.bad ? ` (${r.bad} responses not 2xx or failed)` : ''),
+      );
+    }
+    console.log(ok ? 'http bench: every target met' : 'http bench: a target was missed');
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
