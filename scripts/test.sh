@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # npm test: the whole suite on a fresh Debian machine.
 #  1. Debian packages (installed when run as root, else named)   2. build everything   3. lint
-#  4. API suite on SQLite   5. the same suite on a real MariaDB   6. scale-out: MariaDB, Redis, an S3 server, two API
-#  nodes, a worker and nginx on loopback   7. the CLI's suite (a SoftHSMv2 token for the DSC signer)
-#  8. Playwright journeys in Chromium
+#  4. API suite on SQLite   5. the same suite on a real MariaDB   6. the security suite (npm run test:security)
+#  7. scale-out: MariaDB, Redis, an S3 server, two API nodes, a worker and nginx on loopback   8. the CLI's suite
+#  (a SoftHSMv2 token for the DSC signer)   9. Playwright journeys in Chromium
 # Ends with one line "tests: N passed, N failed" over every runner.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +27,9 @@ step "API suite on SQLite"
 
 step "API suite on MariaDB"
 (cd api && DB_ENGINE=mariadb npx jest --json --outputFile="$results/api-mariadb.json") || status=1
+
+step "Security suite (every route with foreign, missing, expired and revoked keys and tokens; brute force; secrets in logs; 265 mutated PDFs; headers; ESP XML attacks)"
+(cd api && DB_ENGINE=sqlite npx jest -c jest.security.config.js --json --outputFile="$results/api-security.json") || status=1
 
 step "Scale-out (MariaDB, Redis, s3rver, two API nodes and the BullMQ worker behind nginx, all on loopback)"
 (cd api && npx jest -c jest.scale-out.config.js --json --outputFile="$results/api-scale-out.json") || status=1
