@@ -15,33 +15,24 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { record } from './report.mjs';
-import { CHROMIUM_ARGS, demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
+import {
+  CHROMIUM_ARGS,
+  demoKey,
+  entry,
+  freePort,
+  repoRoot,
+  sharedDir,
+  signLink,
+  startServer,
+  stop,
+} from './server.mjs';
 
 const require = createRequire(path.join(repoRoot, 'tests', 'package.json'));
 const { chromium } = require('@playwright/test');
-const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
+
 const ROUNDS = Number(process.env.BENCH_FACE_ROUNDS ?? 3);
 const TARGET_MS = 40;
 const ARGS = [...CHROMIUM_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
-
-async function signLink(base, key) {
-  const form = new FormData();
-  const signer = { name: 'Asha Rao', email: 'asha@example.in', phoneNumber: '9876543210', observer: false };
-  form.set('data', JSON.stringify([{ ...signer, signature_type: 'e-Signature' }]));
-  form.set('checkOrder', 'false');
-  form.set('otpRequired', 'false');
-  form.set('orgId', 'demo');
-  const pdf = fs.readFileSync(path.join(shared, 'fixtures', 'pdfs', 'doc_2_3_pages.pdf'));
-  form.set('file', new Blob([pdf], { type: 'application/pdf' }), 'doc.pdf');
-  const up = await (await fetch(`${base}/v1/upload`, { method: 'POST', headers: { apikey: key }, body: form })).json();
-  await fetch(`${base}/v1/process`, {
-    method: 'POST',
-    headers: { apikey: key, 'content-type': 'application/json' },
-    body: JSON.stringify({ orgId: 'demo', data: [{ refId: up.refId, order: 1 }] }),
-  });
-  const list = await (await fetch(`${base}/v1/request_all/demo`, { headers: { apikey: key } })).json();
-  return list.data.find((r) => r.refId === up.refId).data[0].sign_url;
-}
 
 const summary = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -63,7 +54,7 @@ async function main() {
       '-loop',
       '1',
       '-i',
-      path.join(shared, 'fixtures', 'faces', 'astronaut.png'),
+      path.join(sharedDir, 'fixtures', 'faces', 'astronaut.png'),
     ],
     ...['-t', '2', '-r', '30', '-vf', 'crop=280:210:85:22,scale=640:480', '-pix_fmt', 'yuv420p'],
     ...['-f', 'yuv4mpegpipe', camera],
@@ -82,7 +73,7 @@ async function main() {
       body: JSON.stringify({ face_capture: true, live_video: true }),
     });
     if (!settings.ok) throw new Error(`PUT /api/organisations/demo: ${settings.status}`);
-    const url = (await signLink(base, key)).replace(/^https?:\/\/[^/]+/, base);
+    const url = (await signLink(base, key, 'doc_2_3_pages.pdf')).replace(/^https?:\/\/[^/]+/, base);
     const context = await browser.newContext({ permissions: ['camera'], viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await page.goto(url);

@@ -20,43 +20,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { record } from './report.mjs';
 import { seedRequests } from './seed.mjs';
-import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
+import { demoKey, entry, freePort, repoRoot, signLink, startServer, stop } from './server.mjs';
 
 const require = createRequire(path.join(repoRoot, 'tests', 'package.json'));
 const autocannon = require('autocannon');
-const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
 
 const REQUESTS = Number(process.env.BENCH_HTTP_REQUESTS ?? 1000);
 const DURATION = Number(process.env.BENCH_HTTP_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 10);
 const TARGET_P95_MS = 50;
-
-async function call(base, pathname, init = {}) {
-  const res = await fetch(`${base}${pathname}`, init);
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${pathname} answered ${res.status}: ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** The sign link of a new request with one e-Signature signer (no OTP) on normal.pdf. */
-async function signLink(base, key) {
-  const form = new FormData();
-  const signer = { name: 'Asha Rao', email: 'asha@example.in', phoneNumber: '9876543210', observer: false };
-  form.set('data', JSON.stringify([{ ...signer, signature_type: 'e-Signature' }]));
-  form.set('checkOrder', 'false');
-  form.set('otpRequired', 'false');
-  form.set('orgId', 'demo');
-  const pdf = fs.readFileSync(path.join(shared, 'fixtures', 'pdfs', 'normal.pdf'));
-  form.set('file', new Blob([pdf], { type: 'application/pdf' }), 'normal.pdf');
-  const up = await call(base, '/v1/upload', { method: 'POST', headers: { apikey: key }, body: form });
-  await call(base, '/v1/process', {
-    method: 'POST',
-    headers: { apikey: key, 'content-type': 'application/json' },
-    body: JSON.stringify({ orgId: 'demo', data: [{ refId: up.refId, order: 1 }] }),
-  });
-  const list = await call(base, '/v1/request_all/demo', { headers: { apikey: key } });
-  return new URL(list.data.find((r) => r.refId === up.refId).data[0].sign_url);
-}
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
@@ -101,7 +73,7 @@ async function main() {
     const results = [];
     try {
       const key = await demoKey(base);
-      const link = await signLink(base, key);
+      const link = new URL(await signLink(base, key, 'normal.pdf'));
       const token = link.searchParams.get('token');
       const [, , orgId, refId, order] = link.pathname.split('/');
       const list = `/api/requests?range=${encodeURIComponent('[0,9]')}&sort=${encodeURIComponent('["createdAt","DESC"]')}`;

@@ -2,12 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { runPdfVerify } from '../support/pdf-verify';
-import { uploadOk } from '../support/requests';
-import { SIGNATURE_PNG, tokensOf } from '../support/signing';
-import type { TestApp } from '../support/test-app';
+import { SIGNATURE_PNG } from '../support/signing';
 import { startApiNode, stopAll } from '../scale-out/cluster';
+import { demoKey, ORG, sendRequests } from './requests';
 
-const ORG = 'demo';
 const REQUESTS = 40;
 const SIGNERS = 5;
 
@@ -21,33 +19,8 @@ describe('reliability: 200 concurrent signers on SQLite', () => {
   it('signs 200 parties of 40 requests at once, all complete, no database-locked error', async () => {
     const node = await startApiNode('concurrent', { JOBS_POLL_MS: '200' });
     const http = request(node.url);
-    const t = { http } as unknown as TestApp;
-    const key = (await http.get('/consumers/demo/key-auth').auth('demo', 'demo1234').expect(200)).body.data[0]
-      .key as string;
-    const parties: { refId: number; order: number; token: string }[] = [];
-    for (let r = 0; r < REQUESTS; r++) {
-      const up = await uploadOk(t, key, ORG, {
-        fixture: 'normal.pdf',
-        otpRequired: false,
-        recipients: Array.from({ length: SIGNERS }, (_, i) => ({
-          name: `Signer ${r}-${i}`,
-          email: `c${r}-${i}@example.in`,
-          phoneNumber: `97${String(r * 10 + i).padStart(8, '0')}`,
-          observer: false,
-          signature_type: 'e-Signature',
-        })),
-      });
-      await http
-        .post('/v1/process')
-        .set('apikey', key)
-        .send({
-          orgId: ORG,
-          data: Array.from({ length: SIGNERS }, (_, i) => ({ refId: up.refId, order: i + 1, pageNo: [1] })),
-        })
-        .expect(200);
-      const tokens = await tokensOf(t, key, ORG, up.refId);
-      for (let i = 1; i <= SIGNERS; i++) parties.push({ refId: up.refId, order: i, token: tokens[i] });
-    }
+    const key = await demoKey(http);
+    const parties = await sendRequests(node.url, key, REQUESTS, SIGNERS);
     expect(parties).toHaveLength(REQUESTS * SIGNERS);
 
     // Every signer's whole path at the same time; every answer is kept.

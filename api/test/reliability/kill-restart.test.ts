@@ -3,27 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { runPdfVerify } from '../support/pdf-verify';
-import { uploadOk } from '../support/requests';
-import { SIGNATURE_PNG, tokensOf } from '../support/signing';
-import type { TestApp } from '../support/test-app';
+import { SIGNATURE_PNG } from '../support/signing';
 import { startApiNode, stopAll, type ApiNode } from '../scale-out/cluster';
+import { prng } from '../security/pdf-mutations';
+import { demoKey, ORG, sendRequests } from './requests';
 
-const ORG = 'demo';
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 50);
 const REQUESTS = 6;
 const SIGNERS = 3;
-
-/** A seeded PRNG (mulberry32): the same kill points on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Party {
   refId: number;
@@ -83,34 +70,11 @@ describe('reliability: SIGKILL at random points of the signing flow', () => {
   it(`completes every request after ${KILLS} kills and restarts, no signature lost or doubled`, async () => {
     node = await startApiNode('kill-me', { JOBS_POLL_MS: '100', JOBS_LEASE_SECONDS: '3' });
     const http = request(node.url);
-    const t = { http } as unknown as TestApp;
-    const signIn = await http.get('/consumers/demo/key-auth').auth('demo', 'demo1234').expect(200);
-    const key = signIn.body.data[0].key as string;
-    const parties: Party[] = [];
-    for (let r = 0; r < REQUESTS; r++) {
-      const up = await uploadOk(t, key, ORG, {
-        fixture: 'normal.pdf',
-        otpRequired: false,
-        recipients: Array.from({ length: SIGNERS }, (_, i) => ({
-          name: `Signer ${r}-${i}`,
-          email: `s${r}-${i}@example.in`,
-          phoneNumber: `98765${String(r * 10 + i).padStart(5, '0')}`,
-          observer: false,
-          signature_type: 'e-Signature',
-        })),
-      });
-      await http
-        .post('/v1/process')
-        .set('apikey', key)
-        .send({
-          orgId: ORG,
-          data: Array.from({ length: SIGNERS }, (_, i) => ({ refId: up.refId, order: i + 1, pageNo: [1] })),
-        })
-        .expect(200);
-      const tokens = await tokensOf(t, key, ORG, up.refId);
-      for (let i = 1; i <= SIGNERS; i++)
-        parties.push({ refId: up.refId, order: i, token: tokens[i], submitted: false });
-    }
+    const key = await demoKey(http);
+    const parties: Party[] = (await sendRequests(node.url, key, REQUESTS, SIGNERS)).map((p) => ({
+      ...p,
+      submitted: false,
+    }));
 
     const random = prng(20261123);
     let kills = 0;
