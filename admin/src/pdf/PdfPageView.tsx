@@ -6,26 +6,33 @@ import { openPdf } from './pdf';
 
 /** Opens a PDF (URL or bytes) with pdf.js; `doc` is null until it is read, `error` set when it cannot be. */
 export function usePdfDocument(source: string | ArrayBuffer | null): { doc: PDFDocumentProxy | null; error: boolean } {
-  const [state, setState] = useState<{ doc: PDFDocumentProxy | null; error: boolean }>({ doc: null, error: false });
+  // Each outcome is kept with the source it belongs to, so a new (or no) source never shows the last one's document
+  // or error, not even for the render before the effect below runs.
+  const [state, setState] = useState<{
+    source: string | ArrayBuffer;
+    doc: PDFDocumentProxy | null;
+    error: boolean;
+  } | null>(null);
   useEffect(() => {
     if (!source) return;
     let cancelled = false;
     let opened: PDFDocumentProxy | null = null;
-    setState({ doc: null, error: false });
     openPdf(source).then(
       (doc) => {
         opened = doc;
         if (cancelled) void doc.destroy();
-        else setState({ doc, error: false });
+        else setState({ source, doc, error: false });
       },
-      () => !cancelled && setState({ doc: null, error: true }),
+      () => !cancelled && setState({ source, doc: null, error: true }),
     );
     return () => {
       cancelled = true;
       if (opened) void opened.destroy();
     };
   }, [source]);
-  return state;
+  return state && source && state.source === source
+    ? { doc: state.doc, error: state.error }
+    : { doc: null, error: false };
 }
 
 export interface PageSize {
