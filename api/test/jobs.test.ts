@@ -248,13 +248,65 @@ describe('durable jobs', () => {
     expect(calls.get('orphan')).toBe(1);
     expect(calls.get('alive')).toBeUndefined();
     const [orphan, alive] = await repo().find({ order: { id: 'ASC' } });
-    // The interrupted run counts as an attempt.
-    expect(orphan).toMatchObject({ status: 'done', attempts: 1 });
+    // The interrupted run is counted apart, not as an attempt.
+    expect(orphan).toMatchObject({ status: 'done', attempts: 0, interruptions: 1 });
     expect(alive).toMatchObject({ status: 'running', lockedBy: 'dead-node:1:abcd' });
 
     t.clock.advance(lease);
     expect(await runner.drain()).toBe(1);
     expect(calls.get('alive')).toBe(1);
+  });
+
+  it('does not spend attempts on interruptions: a job on its last attempt, interrupted nine times in a row, still runs', async () => {
+    const lease = t.config.jobs.leaseSeconds;
+    const job = await enqueue({ type: 'test.flaky', payload: { key: 'survivor', failTimes: 0 }, maxAttempts: 2 });
+    await repo().update(job.id, { attempts: 1, lastError: 'a failure before' });
+    const times = t.config.jobs.maxInterruptions - 1;
+    for (let i = 0; i < times; i++) {
+      // Claimed by a runner that then dies: its lease runs out.
+      await repo().update(job.id, { status: 'running', lockedBy: `dead-${i}`, lockedAt: t.clock.now() });
+      t.clock.advance(lease + 1);
+      await runner.recoverStale();
+    }
+    expect(await reload(job.id)).toMatchObject({
+      status: 'queued',
+      attempts: 1,
+      interruptions: times,
+      lastError: `interrupted ${times}/${t.config.jobs.maxInterruptions}: runner dead-${times - 1} stopped while running it`,
+    });
+    expect(await runner.drain()).toBe(1);
+    expect(calls.get('survivor')).toBe(1);
+    expect(await reload(job.id)).toMatchObject({ status: 'done', attempts: 1, interruptions: times });
+  });
+
+  it('fails a job whose process died under it JOBS_MAX_INTERRUPTIONS times in a row; an outcome resets the count', async () => {
+    const limit = t.config.jobs.maxInterruptions;
+    const lease = t.config.jobs.leaseSeconds;
+    const interrupt = async (id: number, before: number) => {
+      await repo().update(id, { status: 'running', lockedBy: 'dead', lockedAt: t.clock.now(), interruptions: before });
+      t.clock.advance(lease + 1);
+      await runner.recoverStale();
+    };
+    const poison = await enqueue({ type: 'test.flaky', payload: { key: 'poison' }, dedupeKey: 'poison' });
+    await interrupt(poison.id, limit - 1);
+    expect(await reload(poison.id)).toMatchObject({
+      status: 'failed',
+      attempts: 0,
+      interruptions: limit,
+      dedupeKey: null,
+      lastError: `interrupted ${limit}/${limit}: runner dead stopped while running it`,
+    });
+    expect(await runner.drain()).toBe(0);
+    expect(calls.get('poison')).toBeUndefined();
+
+    // A run that ends with a failure of its own: the interruptions before it were in a row no more.
+    const flaky = await enqueue({ type: 'test.flaky', payload: { key: 'reset', failTimes: 1 } });
+    await interrupt(flaky.id, limit - 2);
+    expect(await reload(flaky.id)).toMatchObject({ status: 'queued', interruptions: limit - 1 });
+    expect(await runner.drain()).toBe(1);
+    expect(await reload(flaky.id)).toMatchObject({ status: 'queued', attempts: 1, interruptions: 0 });
+    await interrupt(flaky.id, 0);
+    expect(await reload(flaky.id)).toMatchObject({ status: 'queued', attempts: 1, interruptions: 1 });
   });
 
   it('does not know the test-only job types unless ESIGN_TEST_JOBS=1', async () => {
@@ -386,7 +438,8 @@ describe('a server killed in the middle of a job', () => {
     expect(lines[1]).toBe(`started pid=${second.pid}`);
     expect(await jobsTable.findOneByOrFail({ id: job.id })).toMatchObject({
       status: 'done',
-      attempts: 1,
+      attempts: 0,
+      interruptions: 1,
       dedupeKey: null,
       lockedBy: null,
     });

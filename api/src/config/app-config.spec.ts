@@ -62,7 +62,13 @@ describe('loadConfig', () => {
 
   it('configures the job runner, e-mail and SMS, with the runner off under NODE_ENV=test', () => {
     const defaults = loadConfig({});
-    expect(defaults.jobs).toEqual({ runner: true, pollMs: 1000, leaseSeconds: 60, testJobs: false });
+    expect(defaults.jobs).toEqual({
+      runner: true,
+      pollMs: 1000,
+      leaseSeconds: 60,
+      maxInterruptions: 10,
+      testJobs: false,
+    });
     expect(defaults.mail).toEqual({ smtpUrl: null, from: 'e-Sign <no-reply@localhost>' });
     expect(defaults.sms).toEqual({ url: null });
     expect(loadConfig({ NODE_ENV: 'test' }).jobs.runner).toBe(false);
@@ -71,12 +77,13 @@ describe('loadConfig', () => {
       JOBS_RUNNER: 'on',
       JOBS_POLL_MS: '250',
       JOBS_LEASE_SECONDS: '5',
+      JOBS_MAX_INTERRUPTIONS: '3',
       ESIGN_TEST_JOBS: '1',
       SMTP_URL: 'smtps://user:p%40ss@mail.example.com:465',
       MAIL_FROM: 'Acme Sign <sign@acme.example>',
       SMS_URL: 'https://sms.example.com/send',
     });
-    expect(set.jobs).toEqual({ runner: true, pollMs: 250, leaseSeconds: 5, testJobs: true });
+    expect(set.jobs).toEqual({ runner: true, pollMs: 250, leaseSeconds: 5, maxInterruptions: 3, testJobs: true });
     expect(set.mail).toEqual({
       smtpUrl: 'smtps://user:p%40ss@mail.example.com:465',
       from: 'Acme Sign <sign@acme.example>',

@@ -102,6 +102,13 @@ class EnvDto {
   JOBS_LEASE_SECONDS?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(1000)
+  @IsInt({ message: 'must be an integer' })
+  JOBS_MAX_INTERRUPTIONS?: number;
+
+  @IsOptional()
   @IsIn(['0', '1'], { message: 'must be 0 or 1' })
   ESIGN_TEST_JOBS?: string;
 
@@ -224,9 +231,10 @@ export interface AppConfig {
   /**
    * The durable job runner: on by default, off under NODE_ENV=test (tests run due jobs with JobsRunner.drain()).
    * leaseSeconds: a running job whose runner stopped renewing it for that long is run again by another runner.
+   * maxInterruptions: a job whose process died while running it that many times in a row fails for good.
    * testJobs registers the test-only job types (never in production).
    */
-  jobs: { runner: boolean; pollMs: number; leaseSeconds: number; testJobs: boolean };
+  jobs: { runner: boolean; pollMs: number; leaseSeconds: number; maxInterruptions: number; testJobs: boolean };
   /** E-mail through SMTP when smtpUrl is set, else into the dev outbox. */
   mail: { smtpUrl: string | null; from: string };
   /** SMS through the HTTP gateway (POST JSON { to, text }) when url is set, else into the dev outbox. */
@@ -289,6 +297,7 @@ export const CONFIG_VARIABLES = [
   'JOBS_RUNNER',
   'JOBS_POLL_MS',
   'JOBS_LEASE_SECONDS',
+  'JOBS_MAX_INTERRUPTIONS',
   'ESIGN_TEST_JOBS',
   'SMTP_URL',
   'MAIL_FROM',
@@ -387,6 +396,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
       runner: (dto.JOBS_RUNNER ?? (envName === 'test' ? 'off' : 'on')) === 'on',
       pollMs: dto.JOBS_POLL_MS ?? 1000,
       leaseSeconds: dto.JOBS_LEASE_SECONDS ?? 60,
+      maxInterruptions: dto.JOBS_MAX_INTERRUPTIONS ?? 10,
       testJobs: dto.ESIGN_TEST_JOBS === '1',
     },
     mail: { smtpUrl: dto.SMTP_URL ?? null, from: dto.MAIL_FROM ?? 'e-Sign <no-reply@localhost>' },

@@ -107,6 +107,13 @@ describe('reliability: SIGKILL at random points of the signing flow', () => {
     }
     await node.stop();
 
+    // The kills did land inside jobs: the runner found runs interrupted and ran them again to the end.
+    const interrupted = new Map<string, number>();
+    for (const m of readFileSync(node.logPath, 'utf8').matchAll(/job (\d+) \(([\w.]+)\) interrupted (\d+)\//g))
+      interrupted.set(`${m[2]} #${m[1]}`, Math.max(interrupted.get(`${m[2]} #${m[1]}`) ?? 0, Number(m[3])));
+    console.log(`kills: ${kills}; runs interrupted, most in a row per job: ${JSON.stringify([...interrupted])}`);
+    if (KILLS >= 10) expect(interrupted.size).toBeGreaterThan(0);
+
     // The database as the server left it: intact, one signature event per party, no job failed for good.
     const db = new Database(join(node.env.DATA_DIR, 'esign.sqlite'), { readonly: true });
     try {

@@ -31,6 +31,14 @@ export class JobEntity {
   @Column({ name: 'max_attempts', type: 'int', default: 5 })
   maxAttempts!: number;
 
+  /**
+   * Runs in a row that ended with their process (killed, crashed, out of memory) rather than with an outcome. They do
+   * not count as attempts: a job fails for good on them only after `JOBS_MAX_INTERRUPTIONS`, its protection against
+   * a job that brings its process down every time.
+   */
+  @Column({ type: 'int', default: 0 })
+  interruptions!: number;
+
   @Column({ name: 'last_error', type: 'varchar', length: 1000, nullable: true })
   lastError!: string | null;
 

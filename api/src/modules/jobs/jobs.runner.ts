@@ -312,6 +312,7 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
         status: 'queued',
         runAt: next.runAt,
         attempts: 0,
+        interruptions: 0,
         ...(next.payload ? { payload: next.payload as QueryDeepPartialEntity<JobEntity>['payload'] } : {}),
       });
     } else {
@@ -324,7 +325,8 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
     const attempts = job.attempts + 1;
     const lastError = message(err).slice(0, MAX_ERROR);
     const final = attempts >= job.maxAttempts;
-    const common = { attempts, lastError, lockedBy: null, lockedAt: null, updatedAt: now };
+    // The run ended with an outcome: the interruptions before it were not this job's doing.
+    const common = { attempts, interruptions: 0, lastError, lockedBy: null, lockedAt: null, updatedAt: now };
     await this.jobs.update(
       this.held(job),
       final
@@ -356,19 +358,24 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
 
   /**
    * Queues again the running jobs whose runner is gone: those whose lease ran out or, with `all` (SQLite at start),
-   * every one not held by this runner. The interrupted run counts as an attempt, so a job that kills its process
-   * every time ends `failed` instead of looping.
+   * every one not held by this runner. The interrupted run is not an attempt (the process died: a kill, a restart, a
+   * crash elsewhere), so a seal interrupted by many restarts still runs. It is counted apart, and a job whose process
+   * died under it `JOBS_MAX_INTERRUPTIONS` times in a row (one that brings its process down) ends `failed`.
    */
   private async recover(all: boolean): Promise<void> {
     const now = this.clock.now();
     const cutoff = new Date(now.getTime() - this.config.jobs.leaseSeconds * 1000);
+    const limit = this.config.jobs.maxInterruptions;
     const stale = await this.jobs.find({
       where: { status: 'running', lockedBy: Not(this.id), ...(all ? {} : { lockedAt: LessThan(cutoff) }) },
     });
     for (const job of stale) {
-      const attempts = job.attempts + 1;
-      const final = attempts >= job.maxAttempts;
-      const lastError = `interrupted: runner ${job.lockedBy} stopped while running it`.slice(0, MAX_ERROR);
+      const interruptions = job.interruptions + 1;
+      const final = interruptions >= limit;
+      const lastError = `interrupted ${interruptions}/${limit}: runner ${job.lockedBy} stopped while running it`.slice(
+        0,
+        MAX_ERROR,
+      );
       const res = await this.jobs.update(
         {
           id: job.id,
@@ -378,7 +385,7 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
         },
         {
           status: final ? 'failed' : 'queued',
-          attempts,
+          interruptions,
           lastError,
           lockedBy: null,
           lockedAt: null,

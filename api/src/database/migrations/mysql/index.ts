@@ -6,6 +6,7 @@ import { EsignTransactions1795390009432 } from './1795390009432-EsignTransaction
 import { DscAgentSessions1795391435165 } from './1795391435165-DscAgentSessions';
 import { FaceLiveness1795397051173 } from './1795397051173-FaceLiveness';
 import { ClientReference1795401397417 } from './1795401397417-ClientReference';
+import { JobInterruptions1795418643334 } from './1795418643334-JobInterruptions';
 
 export const MYSQL_MIGRATIONS = [
   Init1795318066055,
@@ -15,4 +16,5 @@ export const MYSQL_MIGRATIONS = [
   DscAgentSessions1795391435165,
   FaceLiveness1795397051173,
   ClientReference1795401397417,
+  JobInterruptions1795418643334,
 ];
