@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { CONSOLE_ROUTES, Headers, SIGNER_ROUTES } from '@esign/contract';
-import { json, type NextFunction, type Request, type Response } from 'express';
+import { json, static as serveStatic, type NextFunction, type Request, type Response } from 'express';
 import compression from 'compression';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -19,6 +19,12 @@ import { multipartMiddleware } from './common/multipart.middleware';
 import { precompressed } from './common/precompressed';
 import { autoPostPage } from './modules/aadhaar/sandbox/pages';
 import type { AppConfig } from './config/app-config';
+
+/** JSON answers shorter than this are sent uncompressed: they fit in TCP's initial window either way. */
+const FIRST_FLIGHT_BYTES = 12 * 1024;
+
+/** A file name at the top of a web build (`/favicon.ico`), as opposed to a route (`/api/requests`, `/health`). */
+const TOP_LEVEL_FILE = /^\/[\w.-]+\.[A-Za-z0-9]+$/;
 
 export interface CreatedApp {
   app: INestApplication;
@@ -155,11 +161,20 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.use(createHttpLogger(logger));
   app.use(httpMetrics(app.get(MetricsService)));
   // Text answers (the apps' scripts, JSON) are compressed for phones on slow networks; PDFs and images already are.
+  // A JSON answer that fits in TCP's first flight (an initial window of 10 segments, about 14 KB) arrives no sooner
+  // compressed, so the small ones go as they are and cost no compression on either side.
   app.use(
     compression({
-      filter: (req, res) =>
-        !/^(application\/pdf|image\/)/.test(String(res.getHeader('Content-Type') ?? '')) &&
-        compression.filter(req, res),
+      filter: (req, res) => {
+        const type = String(res.getHeader('Content-Type') ?? '');
+        if (/^(application\/pdf|image\/)/.test(type)) return false;
+        if (
+          type.startsWith('application/json') &&
+          Number(res.getHeader('Content-Length') ?? Infinity) < FIRST_FLIGHT_BYTES
+        )
+          return false;
+        return compression.filter(req, res);
+      },
     }),
   );
   // Answers carrying session keys, documents or personal data must never sit in a shared or browser cache.
@@ -205,8 +220,16 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   );
   if (existsSync(config.faceModelsDir))
     app.useStaticAssets(config.faceModelsDir, { prefix: '/models/face/', index: false, maxAge: 0 });
-  for (const root of [config.webRoots.admin, config.webRoots.signer]) {
-    if (existsSync(root)) app.useStaticAssets(root, { index: false, fallthrough: true, maxAge: '1h' });
+  // The rest of each build: its assets for a browser that takes no gzip, and its top-level files (index.html, anything
+  // Vite copies from public/). Only such paths reach the file server, so an API call costs no look-ups on disk.
+  for (const [root, assets] of [
+    [config.webRoots.admin, '/admin-assets/'],
+    [config.webRoots.signer, '/signer-assets/'],
+  ] as const) {
+    const serve = serveStatic(root, { index: false, fallthrough: true, maxAge: '1h' });
+    app.use((req: Request, res: Response, next: NextFunction) =>
+      req.path.startsWith(assets) || TOP_LEVEL_FILE.test(req.path) ? serve(req, res, next) : next(),
+    );
   }
 
   const openapi = new DocumentBuilder()

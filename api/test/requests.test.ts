@@ -13,11 +13,12 @@ import { AuditService } from '../src/modules/audit/audit.service';
 import { JobsRunner } from '../src/modules/jobs/jobs.runner';
 import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
 import { PartyEntity } from '../src/modules/requests/party.entity';
+import { RequestCounts } from '../src/modules/requests/request-counts';
 import { RequestEntity } from '../src/modules/requests/request.entity';
 import { WebhookDeliveryEntity } from '../src/modules/webhooks/webhook-delivery.entity';
 import { readFixture } from './support/fixtures';
 import { filesUnder, SIGNERS, tokenOf, upload, uploadOk } from './support/requests';
-import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
+import { createOrgWithUser, engine, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -736,6 +737,59 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
     await t.http.get(`/api/requests/${draft}`).set('apikey', key).expect(404);
     await t.http.delete(`/api/drafts/${draft}`).set('apikey', key).expect(200);
     await t.http.get(`/api/drafts/${draft}`).set('apikey', key).expect(404);
+  });
+
+  it('keeps the totals exact through every write, SQL included, and rebuilds lost counts at start', async () => {
+    const total = async (path: string) =>
+      Number(String((await get(path, { range: [0, 0] }).expect(200)).headers['content-range']).split('/')[1]);
+    const truth = async (draft: boolean) =>
+      Number(
+        (
+          (await t.db.query(
+            'SELECT COUNT(*) AS n FROM requests WHERE org_id = ? AND is_draft = ? AND deleted_at IS NULL',
+            ['acme', draft ? 1 : 0],
+          )) as { n: number }[]
+        )[0].n,
+      );
+    const same = async () => {
+      expect(await total('/api/requests')).toBe(await truth(false));
+      expect(await total('/api/drafts')).toBe(await truth(true));
+    };
+    await same();
+    const [a, b, c] = await t.db.getRepository(RequestEntity).find({
+      where: { orgId: 'acme', isDraft: false },
+      order: { refId: 'ASC' },
+    });
+    // Writes no service makes: deleted, turned into a draft, moved to another organisation, and back.
+    await t.db.query('UPDATE requests SET deleted_at = ? WHERE ref_id = ?', ['2026-01-01 00:00:00', a.refId]);
+    await t.db.query('UPDATE requests SET is_draft = ? WHERE ref_id = ?', [1, b.refId]);
+    await same();
+    await createOrgWithUser(t, 'other', 'olga', 'olga-password');
+    await t.db.query('UPDATE requests SET org_id = ? WHERE ref_id = ?', ['other', c.refId]);
+    await same();
+    await t.db.query('UPDATE requests SET org_id = ?, is_draft = ?, deleted_at = NULL WHERE ref_id IN (?, ?, ?)', [
+      'acme',
+      0,
+      a.refId,
+      b.refId,
+      c.refId,
+    ]);
+    await same();
+    // A new upload and a deleted draft through the API.
+    const up = await uploadOk(t, key, 'acme', { filename: 'NDA.pdf' });
+    await same();
+    await t.http.delete(`/api/drafts/${up.refId}`).set('apikey', key).expect(200);
+    await same();
+
+    if (engine === 'sqlite') {
+      // A migration that rebuilds `requests` drops its triggers: the next start finds one missing and recounts.
+      await t.db.query('DROP TRIGGER request_counts_enter');
+      await t.db.query('UPDATE request_counts SET n = 999');
+      await t.app.get(RequestCounts).onModuleInit();
+      await same();
+      await t.db.query('UPDATE requests SET deleted_at = NULL WHERE ref_id = ?', [up.refId]);
+      await same();
+    }
   });
 });
 

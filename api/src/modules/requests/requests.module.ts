@@ -7,6 +7,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
 import { DocumentsController } from './documents.controller';
 import { EXPIRE_JOB, REMIND_JOB, RequestEvents } from './request-events';
 import { RequestListsService } from './request-lists.service';
+import { RequestCounts } from './request-counts';
 import { RequestsService } from './requests.service';
 import { RestRequestsController } from './rest-requests.controller';
 import { TemplateUploads } from './template-uploads';
@@ -16,7 +17,7 @@ type JobPayload = { orgId: string; refId: number };
 
 @Module({
   imports: [JobsModule, NotificationsModule, WebhooksModule, TemplatesModule],
-  providers: [RequestsService, RequestListsService, RequestEvents, TemplateUploads],
+  providers: [RequestsService, RequestListsService, RequestCounts, RequestEvents, TemplateUploads],
   controllers: [V1RequestsController, RestRequestsController, DocumentsController],
   exports: [RequestsService, RequestListsService, RequestEvents],
 })

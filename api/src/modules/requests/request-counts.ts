@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+
+/**
+ * SQLite: how many requests and drafts each organisation has (not deleted), kept exact by triggers on `requests`, so
+ * the console's unfiltered list reads its total in one row instead of counting every index entry (6 ms at 90,000
+ * requests, most of a page's time). Triggers see every write, whatever code or SQL makes it.
+ *
+ * They are made at start rather than in a migration: SQLite migrations that change `requests` rebuild the table, which
+ * drops its triggers. Whenever one is missing, all are made again and the counts are recomputed in one transaction,
+ * before the first request is served. MySQL/MariaDB counts with COUNT(*) as before.
+ */
+@Injectable()
+export class RequestCounts implements OnModuleInit {
+  private readonly log = new Logger('RequestCounts');
+  private enabled = false;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.database.engine !== 'sqlite') return;
+    const present = (await this.db.query(
+      `SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'requests' AND name IN (${TRIGGERS.map(
+        (t) => `'${t.name}'`,
+      ).join(', ')})`,
+    )) as { name: string }[];
+    if (present.length !== TRIGGERS.length) {
+      await this.db.transaction(async (m) => {
+        await m.query(`CREATE TABLE IF NOT EXISTS request_counts (
+          org_id varchar(64) NOT NULL,
+          is_draft boolean NOT NULL,
+          n integer NOT NULL,
+          PRIMARY KEY (org_id, is_draft))`);
+        for (const t of TRIGGERS) await m.query(`DROP TRIGGER IF EXISTS ${t.name}`);
+        for (const t of TRIGGERS) await m.query(t.sql);
+        await m.query('DELETE FROM request_counts');
+        await m.query(`INSERT INTO request_counts (org_id, is_draft, n)
+          SELECT org_id, is_draft, COUNT(*) FROM requests WHERE deleted_at IS NULL GROUP BY org_id, is_draft`);
+      });
+      this.log.log('request counts rebuilt');
+    }
+    this.enabled = true;
+  }
+
+  /** The organisation's requests (or drafts) not deleted; null where there is no counts table (MySQL). */
+  async total(orgId: string, drafts: boolean): Promise<number | null> {
+    if (!this.enabled) return null;
+    const rows = (await this.db.query('SELECT n FROM request_counts WHERE org_id = ? AND is_draft = ?', [
+      orgId,
+      drafts ? 1 : 0,
+    ])) as { n: number }[];
+    return rows.length ? Number(rows[0].n) : 0;
+  }
+}
+
+const add = (org: string, draft: string, delta: number) =>
+  `INSERT INTO request_counts (org_id, is_draft, n) VALUES (${org}, ${draft}, ${delta})
+     ON CONFLICT (org_id, is_draft) DO UPDATE SET n = n + (${delta});`;
+
+const TRIGGERS = [
+  {
+    name: 'request_counts_insert',
+    sql: `CREATE TRIGGER request_counts_insert AFTER INSERT ON requests WHEN NEW.deleted_at IS NULL
+      BEGIN ${add('NEW.org_id', 'NEW.is_draft', 1)} END`,
+  },
+  {
+    name: 'request_counts_delete',
+    sql: `CREATE TRIGGER request_counts_delete AFTER DELETE ON requests WHEN OLD.deleted_at IS NULL
+      BEGIN ${add('OLD.org_id', 'OLD.is_draft', -1)} END`,
+  },
+  {
+    name: 'request_counts_leave',
+    sql: `CREATE TRIGGER request_counts_leave AFTER UPDATE OF org_id, is_draft, deleted_at ON requests
+      WHEN OLD.deleted_at IS NULL BEGIN ${add('OLD.org_id', 'OLD.is_draft', -1)} END`,
+  },
+  {
+    name: 'request_counts_enter',
+    sql: `CREATE TRIGGER request_counts_enter AFTER UPDATE OF org_id, is_draft, deleted_at ON requests
+      WHEN NEW.deleted_at IS NULL BEGIN ${add('NEW.org_id', 'NEW.is_draft', 1)} END`,
+  },
+];
