@@ -29,6 +29,26 @@ const SORT_COLUMN: Record<(typeof SORT_FIELDS)[number], ListQuery['sortBy']> = {
   filename: 'filename',
 };
 
+/**
+ * What a list row shows (item, draftItem): a page of rows reads these and not the rest (a document's page geometry is
+ * a JSON array of one entry per page).
+ */
+const LIST_COLUMNS = [
+  'refId',
+  'orgId',
+  'filename',
+  'status',
+  'isDraft',
+  'signersTotal',
+  'signersDone',
+  'submittedAt',
+  'completedAt',
+  'signedFileKey',
+  'sealError',
+  'deletedAt',
+  'createdAt',
+] as const satisfies readonly (keyof RequestEntity)[];
+
 const STATUS_TEXT: Record<string, string> = {
   draft: 'Draft',
   completed: 'Completed',
@@ -59,6 +79,7 @@ export class RequestListsService {
   async list(orgId: string, query: ListQuery): Promise<{ total: number; rows: RequestEntity[] }> {
     const qb = this.db.manager
       .createQueryBuilder(RequestEntity, 'r')
+      .select(LIST_COLUMNS.map((c) => `r.${c}`))
       .where('r.org_id = :orgId', { orgId })
       .andWhere('r.is_draft = :draft', { draft: query.drafts })
       .andWhere('r.deleted_at IS NULL');
