@@ -45,6 +45,10 @@ export async function openPdf(url: string): Promise<PDFDocumentProxy> {
     wasmUrl: `${ASSETS}wasm/`,
     iccUrl: `${ASSETS}iccs/`,
     isEvalSupported: false,
+    // No WebAssembly: its first use compiles a module inside the worker with a blocking fetch (about 150 ms before the
+    // first page here). JPEG 2000, JBIG2 and CCITT images decode with pdf.js's JavaScript decoders instead; embedded ICC
+    // profiles give way to their alternate colour space, which for a document under review is the same picture.
+    useWasm: false,
   }).promise;
   // The steps to the first page, as performance marks (the benchmark prints them).
   performance.mark('esign:document');
