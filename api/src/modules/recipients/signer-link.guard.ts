@@ -44,10 +44,13 @@ export async function loadSigner(
   { party, request }: SignerContext,
   lock: boolean,
 ): Promise<Loaded> {
-  const req = await manager.findOne(RequestEntity, {
-    where: { orgId: request.orgId, refId: request.refId },
-    ...(lock ? lockFor(manager) : {}),
-  });
+  // A read (no lock) uses the request the guard has just read for this call; a change reads it again, locked.
+  const req = lock
+    ? await manager.findOne(RequestEntity, {
+        where: { orgId: request.orgId, refId: request.refId },
+        ...lockFor(manager),
+      })
+    : request;
   const parties = req ? await requests.parties(manager, req.refId) : [];
   const me = parties.find((p) => p.id === party.id);
   // A resend between the guard and here replaced the token: the old link is dead.
