@@ -19,7 +19,21 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-bench-results-'));
 const results = path.join(work, 'results.jsonl');
 fs.writeFileSync(results, '');
 const rows = [];
+const steal = [];
 let failed = 0;
+
+/** The CPU's counters from /proc/stat (Linux): all time and the time the hypervisor gave to other guests (steal). */
+function cpuTimes() {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { total: fields.slice(0, 8).reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+const stolen = (from, to) =>
+  from && to && to.total > from.total ? Math.round((100 * (to.steal - from.steal)) / (to.total - from.total)) : null;
+const runStart = cpuTimes();
 for (const script of [
   'lists.mjs',
   'seal.mjs',
@@ -32,10 +46,13 @@ for (const script of [
 ]) {
   console.log(`\n=== ${script}`);
   const before = readRecords(results).length;
+  const cpuBefore = cpuTimes();
   const run = spawnSync(process.execPath, [path.join(here, script)], {
     stdio: 'inherit',
     env: { ...process.env, BENCH_RESULTS: results },
   });
+  const share = stolen(cpuBefore, cpuTimes());
+  if (share !== null) steal.push(`${script.replace(/\.mjs$/, '')} ${share} %`);
   const recorded = readRecords(results).slice(before);
   rows.push(...recorded);
   if (run.status !== 0) {
@@ -57,6 +74,12 @@ fs.rmSync(work, { recursive: true, force: true });
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here, encoding: 'utf8' }).stdout?.trim();
 const report =
   renderReport(rows, info, [
+    ...(steal.length
+      ? [
+          `CPU time taken by the host from this virtual machine (steal) during the run: ${stolen(runStart, cpuTimes())} %; ` +
+            `per bench: ${steal.join(', ')}. Latencies and throughput vary with it.`,
+        ]
+      : []),
     ...(commit ? [`commit ${commit} (with the working tree's changes, if any)`] : []),
     '`npm run bench` (tests/bench/all.mjs); how each figure is measured: tests/README.md, "Benchmarks"',
   ]) +
