@@ -66,7 +66,7 @@ describe('loadConfig', () => {
       runner: true,
       pollMs: 1000,
       leaseSeconds: 60,
-      maxInterruptions: 25,
+      maxInterruptions: 50,
       testJobs: false,
     });
     expect(defaults.mail).toEqual({ smtpUrl: null, from: 'e-Sign <no-reply@localhost>' });

@@ -396,7 +396,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
       runner: (dto.JOBS_RUNNER ?? (envName === 'test' ? 'off' : 'on')) === 'on',
       pollMs: dto.JOBS_POLL_MS ?? 1000,
       leaseSeconds: dto.JOBS_LEASE_SECONDS ?? 60,
-      maxInterruptions: dto.JOBS_MAX_INTERRUPTIONS ?? 25,
+      maxInterruptions: dto.JOBS_MAX_INTERRUPTIONS ?? 50,
       testJobs: dto.ESIGN_TEST_JOBS === '1',
     },
     mail: { smtpUrl: dto.SMTP_URL ?? null, from: dto.MAIL_FROM ?? 'e-Sign <no-reply@localhost>' },
