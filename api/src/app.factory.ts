@@ -6,6 +6,7 @@ import { CONSOLE_ROUTES, Headers, SIGNER_ROUTES } from '@esign/contract';
 import { json, static as serveStatic, type NextFunction, type Request, type Response } from 'express';
 import compression from 'compression';
 import { createHash } from 'node:crypto';
+import type { Server } from 'node:http';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -19,6 +20,9 @@ import { multipartMiddleware } from './common/multipart.middleware';
 import { precompressed } from './common/precompressed';
 import { autoPostPage } from './modules/aadhaar/sandbox/pages';
 import type { AppConfig } from './config/app-config';
+
+/** How long an idle keep-alive connection is kept open. */
+export const KEEP_ALIVE_MS = 65_000;
 
 /** JSON answers shorter than this are sent uncompressed: they fit in TCP's initial window either way. */
 const FIRST_FLIGHT_BYTES = 12 * 1024;
@@ -155,6 +159,12 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
       bodyParser: false,
     },
   );
+  // An idle keep-alive connection stays open 65 s (Node's default is 5 s). A client or proxy that reuses it just as the
+  // server closes it gets ECONNRESET on a request the server never saw; proxies (nginx's upstream keepalive_timeout is
+  // 60 s) and HTTP clients keep theirs for less than this, so they close first.
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1000;
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.disable('x-powered-by');
   app.use(securityHeaders(config));

@@ -1,5 +1,7 @@
 import { Messages } from '@esign/contract';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DEMO, seedDemo } from '../src/seed';
@@ -254,4 +256,35 @@ describe('demo seed', () => {
       await t.close();
     }
   });
+});
+
+describe('keep-alive connections', () => {
+  it('keeps an idle connection open past the 5 s of Node by default, so a client reusing it is answered (no ECONNRESET)', async () => {
+    const t = await startTestApp();
+    try {
+      await t.app.listen(0, '127.0.0.1');
+      const { port } = (t.app.getHttpServer() as Server).address() as AddressInfo;
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      let closed = false;
+      socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+      socket.on('close', () => (closed = true));
+      const ask = async (answers: number) => {
+        socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n');
+        const deadline = Date.now() + 5000;
+        while ((received.match(/HTTP\/1\.1 200/g) ?? []).length < answers) {
+          if (closed || Date.now() > deadline) throw new Error(`no answer ${answers} on the connection: ${received}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      await ask(1);
+      // Idle longer than Node's default keepAliveTimeout (5 s), which would have closed the connection by now.
+      await new Promise((r) => setTimeout(r, 6500));
+      expect(closed).toBe(false);
+      await ask(2);
+      socket.destroy();
+    } finally {
+      await t.close();
+    }
+  }, 30_000);
 });
