@@ -65,7 +65,11 @@ export interface OrganisationSettings {
   live_video_threshold: number;
   return_url: string | null;
   dsc_download_url: string | null;
+  /** The DSC panel's tutorial video (step 1 links to it when set). */
+  dsc_tutorial_url: string | null;
   request_expiry_days: number;
+  /** IANA time zone every time shown to a person is written in (default Asia/Kolkata). */
+  time_zone: string;
   has_logo: boolean;
 }
 

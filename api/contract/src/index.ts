@@ -10,3 +10,4 @@ export * from './webhooks';
 export * from './recipients';
 export * from './validation';
 export * from './face';
+export * from './dates';

@@ -102,6 +102,9 @@ export interface PartyView {
   sign_method?: SigningMethodCode | null;
   /** When the party signed (ISO 8601); null otherwise. */
   signed_at?: string | null;
+  /** When the party rejected the document (ISO 8601), and the remark they gave; null otherwise. */
+  rejected_at?: string | null;
+  remark?: string | null;
 }
 
 /** A request list item (spec section 3). */

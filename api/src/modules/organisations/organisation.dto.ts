@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ORG_MODES, SIGNATURE_TYPES } from '@esign/contract';
+import { DEFAULT_TIME_ZONE, ORG_MODES, SIGNATURE_TYPES, isTimeZone } from '@esign/contract';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -15,8 +15,21 @@ import {
   MaxLength,
   Min,
   MinLength,
+  Validate,
   ValidateIf,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
 } from 'class-validator';
+
+@ValidatorConstraint({ name: 'timeZone' })
+class TimeZoneConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return isTimeZone(value);
+  }
+  defaultMessage(): string {
+    return 'time_zone must be an IANA time zone such as Asia/Kolkata';
+  }
+}
 
 const URL_PATTERN = /^(https?:\/\/)?[^\s/$.?#][^\s]*$/i;
 
@@ -77,6 +90,20 @@ export class UpdateOrganisationDto {
   @MaxLength(2048)
   @Matches(URL_PATTERN, { message: 'dsc_download_url must be a URL' })
   dsc_download_url?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, description: "The DSC panel's tutorial video" })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsString()
+  @MaxLength(2048)
+  @Matches(URL_PATTERN, { message: 'dsc_tutorial_url must be a URL' })
+  dsc_tutorial_url?: string | null;
+
+  @ApiPropertyOptional({ example: DEFAULT_TIME_ZONE, description: 'IANA time zone for every time shown to people' })
+  @IsOptional()
+  @IsString()
+  @Validate(TimeZoneConstraint)
+  time_zone?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 365 })
   @IsOptional()

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { SIGNATURE_TYPES, type OrgMode } from '@esign/contract';
+import { DEFAULT_TIME_ZONE, SIGNATURE_TYPES, type OrgMode } from '@esign/contract';
 import { commaList, CreatedAtColumn, numeric, UpdatedAtColumn } from '../../database/columns';
 
 @Entity('organisations')
@@ -53,6 +53,14 @@ export class OrganisationEntity {
 
   @Column({ name: 'dsc_download_url', type: 'varchar', length: 2048, nullable: true })
   dscDownloadUrl!: string | null;
+
+  /** The DSC panel's tutorial video (step 1 of the signing page's DSC panel). */
+  @Column({ name: 'dsc_tutorial_url', type: 'varchar', length: 2048, nullable: true })
+  dscTutorialUrl!: string | null;
+
+  /** IANA time zone in which times are written for people (lists, e-mails, signer pages, the certificate). */
+  @Column({ name: 'time_zone', type: 'varchar', length: 64, default: DEFAULT_TIME_ZONE })
+  timeZone!: string;
 
   @Column({ name: 'request_expiry_days', type: 'int', default: 30 })
   requestExpiryDays!: number;

@@ -85,6 +85,8 @@ export class OrganisationsService {
       liveVideoThreshold: dto.live_video_threshold,
       returnUrl: dto.return_url,
       dscDownloadUrl: dto.dsc_download_url,
+      dscTutorialUrl: dto.dsc_tutorial_url,
+      timeZone: dto.time_zone,
       requestExpiryDays: dto.request_expiry_days,
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
@@ -133,7 +135,9 @@ export function toContract(org: OrganisationEntity): Organisation {
       live_video_threshold: org.liveVideoThreshold,
       return_url: org.returnUrl,
       dsc_download_url: org.dscDownloadUrl,
+      dsc_tutorial_url: org.dscTutorialUrl,
       request_expiry_days: org.requestExpiryDays,
+      time_zone: org.timeZone,
       has_logo: !!org.logoKey,
     },
     created_at: org.createdAt.toISOString(),
