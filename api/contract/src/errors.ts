@@ -20,6 +20,9 @@ export const ErrorStatus = {
   UNAVAILABLE: 503,
   // A recipient call without a valid link token (missing, wrong, another party's, replaced by a resend).
   INVALID_LINK: 401,
+  // A recipient call that acts on a request needing OTP, from a browser without a live signer session (never verified
+  // on this device, unused too long, or its signing ended): the signer app asks for the OTP again.
+  OTP_REQUIRED: 401,
   // A recipient action the request's state or rules do not allow (out of turn, not accepted, OTP not verified, method
   // not allowed, already signed, request closed, location blocked). 400 because the signer app shows the hold-on page
   // with the message on a 400 (spec section 8).

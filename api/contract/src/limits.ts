@@ -12,6 +12,10 @@ export const Limits = {
   otpResendSeconds: 30,
   /** OTPs one party may request in an hour. */
   otpMaxSendsPerHour: 5,
+  /** A signer session (what a verified OTP gives the verifying tab) ends after this long unused... */
+  signerSessionIdleSeconds: 1800,
+  /** ...and this long after the verification in any case. */
+  signerSessionMaxSeconds: 4 * 3600,
   /** Signing attempts per party before 'Count Exceeded' (the Aadhaar hint: do not retry more than 3 times). */
   maxSignAttempts: 3,
   signatureImageMaxBytes: 1_048_576,

@@ -11,6 +11,8 @@ export const RecipientMessages = {
   alreadySigned: 'You have already signed this document.',
   acceptFirst: 'Please accept the document before signing.',
   otpFirst: 'Please verify the OTP sent to you before signing.',
+  otpSessionRequired: 'Please verify the OTP sent to you on this device to continue.',
+  otpAlreadyUsed: 'This OTP has already been used. Please request a new OTP.',
   methodNotAllowed: 'This signing method is not allowed for this document.',
   methodInvalid: 'Please select a signing method: 0 (Aadhaar), 1 (DSC) or 2 (e-Signature).',
   requestCompleted: 'This document has already been signed by every party.',
@@ -243,6 +245,13 @@ export interface VerifyOtpResponse {
   expired: boolean;
   message: string;
   attempts_left: number;
+  /**
+   * With verify: the signer session for this browser tab (send it as x-signer-session with every recipient call).
+   * Only the verifying call gets it; another device verifies again.
+   */
+  session_token?: string;
+  /** Seconds of inactivity after which the session ends. */
+  session_idle_seconds?: number;
 }
 
 export interface SignerDetailsInput {

@@ -42,5 +42,7 @@ export const Headers = {
   apiKey: 'apikey',
   orgId: 'org-id',
   signToken: 'x-sign-token',
+  /** The signer session a verified OTP gave this browser tab (issue 18): needed to act on an OTP request. */
+  signerSession: 'x-signer-session',
   requestId: 'x-request-id',
 } as const;

@@ -9,6 +9,7 @@ import { JobEntity } from '../modules/jobs/job.entity';
 import { OutboxMessageEntity } from '../modules/notifications/outbox-message.entity';
 import { OrganisationEntity } from '../modules/organisations/organisation.entity';
 import { OtpEntity } from '../modules/recipients/otp.entity';
+import { SignerSessionEntity } from '../modules/recipients/signer-session.entity';
 import { PartyEntity } from '../modules/requests/party.entity';
 import { RequestEntity } from '../modules/requests/request.entity';
 import { AppSecretEntity } from '../modules/secrets/app-secret.entity';
@@ -37,4 +38,5 @@ export const ENTITIES = [
   EsignTransactionEntity,
   SandboxSessionEntity,
   DscAgentSessionEntity,
+  SignerSessionEntity,
 ];

@@ -125,7 +125,7 @@ export interface SignAs {
 
 /** The recipient's whole path through the API: OTP, opened, accepted, method, signature. */
 export async function signAs(t: TestApp, s: SignAs): Promise<void> {
-  const h = { 'x-sign-token': s.token };
+  const h: Record<string, string> = { 'x-sign-token': s.token };
   const base = `${s.orgId}/${s.refId}/${s.order}`;
   const ref = await t.http.get(`/v1/reference/${base}`).set(h).expect(200);
   const requestId = ref.body.request.requestId as string;
@@ -134,6 +134,8 @@ export async function signAs(t: TestApp, s: SignAs): Promise<void> {
     const code = await latestOtp(t, s.email);
     const verified = await t.http.post(`/v1/verifyotp/${sent.body.userId}`).set(h).send({ otp: code }).expect(200);
     if (!verified.body.verify) throw new Error(`OTP not verified: ${JSON.stringify(verified.body)}`);
+    // The signer session this verification opened: every later call of this signer carries it.
+    h['x-signer-session'] = verified.body.session_token as string;
   }
   const geoLocation = s.position ? { lat: s.position.latitude, long: s.position.longitude } : undefined;
   await t.http

@@ -11,6 +11,7 @@ const REDACT = [
   'req.headers.authorization',
   'req.headers.apikey',
   'req.headers["x-sign-token"]',
+  'req.headers["x-signer-session"]',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
   '*.password',

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Limits, Messages, RecipientMessages, type SendOtpResponse, type VerifyOtpResponse } from '@esign/contract';
 import { randomInt, randomUUID } from 'node:crypto';
-import { DataSource, MoreThan } from 'typeorm';
+import { DataSource, IsNull, MoreThan } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { safeEqual } from '../auth/secrets';
@@ -12,6 +12,7 @@ import { RequestEvents } from '../requests/request-events';
 import { RequestsService } from '../requests/requests.service';
 import { AppSecretService } from '../secrets/app-secret.service';
 import { OtpEntity } from './otp.entity';
+import { SignerSessions } from './signer-sessions.service';
 import { refuseAction } from './rules';
 import { loadSigner, type SignerContext } from './signer-link.guard';
 
@@ -31,6 +32,7 @@ export class OtpService {
     private readonly audit: AuditService,
     private readonly requests: RequestsService,
     private readonly events: RequestEvents,
+    private readonly sessions: SignerSessions,
   ) {}
 
   private async codeHash(id: string, code: string): Promise<string> {
@@ -99,7 +101,8 @@ export class OtpService {
       message: verify ? Messages.otpVerified : expired ? Messages.otpExpired : Messages.otpInvalid,
       attempts_left: Math.max(0, Limits.otpMaxVerifyAttempts - attempts),
     });
-    if (row.verifiedAt) return answer(true, false, row.attempts);
+    // One verification, one session: a code already used opens nothing more (another device asks for its own).
+    if (row.verifiedAt) return { ...answer(false, true, row.attempts), message: RecipientMessages.otpAlreadyUsed };
     const latest = await this.db.manager.findOne(OtpEntity, {
       where: { partyId: party.id },
       order: { createdAt: 'DESC' },
@@ -122,11 +125,16 @@ export class OtpService {
       );
       return answer(false, false, attempts);
     }
-    await this.db.transaction(async (manager) => {
-      await manager.update(OtpEntity, { id: row.id }, { verifiedAt: now });
+    const session = await this.db.transaction(async (manager) => {
+      // Conditional: two right answers sent at once open one session.
+      const first = await manager.update(OtpEntity, { id: row.id, verifiedAt: IsNull() }, { verifiedAt: now });
+      if (!first.affected) return null;
       await manager.update(PartyEntity, { id: party.id }, { otpVerifiedAt: now, updatedAt: now });
+      const opened = await this.sessions.open(manager, party, row.id);
       await this.audit.recordParty(manager, party, 'party.otp_verified', ip, { otpId: row.id });
+      return opened;
     });
-    return answer(true, false, attempts);
+    if (!session) return { ...answer(false, true, attempts), message: RecipientMessages.otpAlreadyUsed };
+    return { ...answer(true, false, attempts), session_token: session.token, session_idle_seconds: session.expiresIn };
   }
 }

@@ -30,7 +30,7 @@ export class RecipientsController {
     return this.recipients.reference(signer);
   }
 
-  @SignerRoute()
+  @SignerRoute({ session: true })
   @ApiOperation({ summary: "DSC: { usb_token } goes to the signer's desktop agent, which signs with the USB token." })
   @Post('dscToken/:orgId/:requestId')
   @HttpCode(200)
@@ -68,6 +68,7 @@ export class RecipientsController {
     return this.otp.verify(signer, userId, body?.otp, ipOf(req));
   }
 
+  // A face capture in the body needs the signer session (checked by the service); opening and accepting do not.
   @SignerRoute()
   @ApiOperation({ summary: 'Signer details: status opened or signing (accepted), device, position, face capture.' })
   @Post('signer_details/:orgId/:refId/:orderNo')
@@ -83,7 +84,7 @@ export class RecipientsController {
     return this.recipients.locationRequired(signer);
   }
 
-  @SignerRoute()
+  @SignerRoute({ session: true })
   @ApiOperation({ summary: 'Decide whether the signer may sign from their position: { latitude, longitude, orgId }.' })
   @Post('get_location')
   @HttpCode(200)
@@ -98,7 +99,7 @@ export class RecipientsController {
     return this.recipients.videoOrgStatus(signer);
   }
 
-  @SignerRoute()
+  @SignerRoute({ session: true })
   @ApiOperation({
     summary:
       'Liveness: { video_file } (the 4.5 s recording as a data: URL) is scored for blinks; data.liveliness_score.value, passed against the threshold.',
@@ -109,14 +110,14 @@ export class RecipientsController {
     return this.liveness.check(signer, body ?? {}, ipOf(req));
   }
 
-  @SignerRoute()
+  @SignerRoute({ session: true })
   @ApiOperation({ summary: 'Start signing with a method (?method=0 Aadhaar, 1 DSC, 2 e-Signature).' })
   @Get('init/:orgId/:requestId')
   init(@Signer() signer: SignerContext, @Query('method') method: unknown, @Req() req: Request) {
     return this.recipients.init(signer, method, ipOf(req));
   }
 
-  @SignerRoute()
+  @SignerRoute({ session: true })
   @ApiOperation({
     summary:
       'Submit the electronic signature: file (multipart PNG/JPEG, or a data: URL), kind drawn|typed|uploaded, style normal|italic.',
@@ -146,7 +147,7 @@ export class RecipientsController {
     return this.recipients.status(signer);
   }
 
-  @SignerRoute()
+  @SignerRoute({ session: true })
   @ApiOperation({ summary: 'Reject the document with a remark (required).' })
   @Post('esign/reject/:orgId/:refId/:orderNo')
   @HttpCode(200)
@@ -161,7 +162,7 @@ export class RecipientsController {
     return this.recipients.download(signer);
   }
 
-  @SignerRoute()
+  @SignerRoute({ session: true })
   @ApiOperation({ summary: 'Record a failed signing attempt: { send_email, errorCode, errorMessage }.' })
   @Post('failed/:orgId/:requestId')
   @HttpCode(200)
@@ -169,7 +170,7 @@ export class RecipientsController {
     return this.recipients.failed(signer, body ?? {}, ipOf(req));
   }
 
-  @SignerRoute()
+  @SignerRoute({ session: true })
   @ApiOperation({ summary: "Another signing attempt, or 'Count Exceeded'." })
   @Get('retry/:orgId/:requestId')
   retry(@Signer() signer: SignerContext, @Req() req: Request) {

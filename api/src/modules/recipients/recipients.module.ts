@@ -10,11 +10,12 @@ import { OtpService } from './otp.service';
 import { RecipientsController } from './recipients.controller';
 import { RecipientsService } from './recipients.service';
 import { SignerLinkGuard } from './signer-link.guard';
+import { SignerSessions } from './signer-sessions.service';
 
 /** The recipient side of the /v1 contract: calls authorised by the party's link token. */
 @Module({
   imports: [RequestsModule, SigningModule, IdentityModule, JobsModule, AadhaarModule, DscModule],
-  providers: [RecipientsService, OtpService, LivenessService, SignerLinkGuard],
+  providers: [RecipientsService, OtpService, LivenessService, SignerSessions, SignerLinkGuard],
   controllers: [RecipientsController],
 })
 export class RecipientsModule {}

@@ -51,7 +51,8 @@ import {
   refuseSigning,
   type RulePolicy,
 } from './rules';
-import { loadSigner, type Loaded, type SignerContext } from './signer-link.guard';
+import { asSeenBy, loadSigner, type Loaded, type SignerContext } from './signer-link.guard';
+import { SignerSessions, signingOver } from './signer-sessions.service';
 
 const flag = (value: boolean): FlagText => (value ? 'true' : 'false');
 const refused = (message: string) => new AppError('SIGNING_REFUSED', message);
@@ -120,6 +121,7 @@ export class RecipientsService {
     private readonly dsc: DscService,
     private readonly face: FaceService,
     private readonly metrics: MetricsService,
+    private readonly sessions: SignerSessions,
   ) {}
 
   private load(manager: EntityManager, ctx: SignerContext, lock: boolean): Promise<Loaded> {
@@ -134,7 +136,8 @@ export class RecipientsService {
   async reference(ctx: SignerContext): Promise<ReferenceResponse> {
     const { req, me, org } = await this.load(this.db.manager, ctx, false);
     const live = req.status === 'in-progress';
-    const otpPending = req.otpRequired && !me.otpVerifiedAt;
+    // Verified means verified in this browser (a live signer session), not once by anyone holding the link.
+    const otpPending = req.otpRequired && !ctx.session;
     // The document is shown once the party has proved who they are, and never on a closed request.
     const showDocument = live && !me.observer && !otpPending;
     const documentKind = req.signedFileKey ? 'signed' : 'original';
@@ -192,6 +195,9 @@ export class RecipientsService {
     let selfieKey: string | null = null;
     let faceScore: number | null = null;
     if (body.selfie !== undefined && body.selfie !== null && body.selfie !== '') {
+      // A face capture on an OTP request comes only from the browser that verified the OTP.
+      if (ctx.request.otpRequired && !ctx.session && !signingOver(ctx.request, ctx.party))
+        throw new AppError('OTP_REQUIRED', RecipientMessages.otpSessionRequired);
       const bytes = fromDataUrl(body.selfie);
       if (!bytes) throw new AppError('UNSUPPORTED_MEDIA_TYPE', RecipientMessages.selfieInvalid);
       await checkImage(bytes, {
@@ -297,7 +303,7 @@ export class RecipientsService {
     const method = methodParam === undefined ? SigningMethod.Aadhaar : parseMethod(methodParam);
     if (method === null) throw new AppError('VALIDATION_FAILED', RecipientMessages.methodInvalid);
     const loaded = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
-      const refusal = refuseSigning(req, me, parties, policyOf(org), method);
+      const refusal = refuseSigning(req, asSeenBy(me, req, ctx.session), parties, policyOf(org), method);
       if (refusal) throw refused(refusal);
       if (me.signMethod !== method) {
         me.signMethod = method;
@@ -319,7 +325,7 @@ export class RecipientsService {
    */
   async dscToken(ctx: SignerContext, body: Record<string, unknown>, ip: string | null) {
     const loaded = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
-      const refusal = refuseSigning(req, me, parties, policyOf(org), SigningMethod.DSC);
+      const refusal = refuseSigning(req, asSeenBy(me, req, ctx.session), parties, policyOf(org), SigningMethod.DSC);
       if (refusal) throw refused(refusal);
       if (me.signMethod !== SigningMethod.DSC) {
         me.signMethod = SigningMethod.DSC;
@@ -369,7 +375,13 @@ export class RecipientsService {
     }
 
     await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
-      const refusal = refuseSigning(req, me, parties, policyOf(org), SigningMethod.ESignature);
+      const refusal = refuseSigning(
+        req,
+        asSeenBy(me, req, ctx.session),
+        parties,
+        policyOf(org),
+        SigningMethod.ESignature,
+      );
       if (refusal) throw refused(refusal);
       const now = this.clock.now();
       const taken = await manager.update(
@@ -386,6 +398,8 @@ export class RecipientsService {
         },
       );
       if (!taken.affected) throw refused(RecipientMessages.alreadySigned);
+      // The party's signing has ended: so has every session of it.
+      await this.sessions.endFor(manager, [me.id]);
       await this.audit.recordParty(manager, me, 'party.signature_submitted', ip, {
         method: SigningMethod.ESignature,
         kind: resolvedKind,
@@ -447,6 +461,10 @@ export class RecipientsService {
           await manager.save(PartyEntity, p);
         }
       }
+      await this.sessions.endFor(
+        manager,
+        parties.map((p) => p.id),
+      );
       await this.audit.recordParty(manager, me, 'party.rejected', ip, { remark });
       await this.audit.record(manager, {
         orgId: me.orgId,

@@ -2,10 +2,12 @@ import {
   applyDecorators,
   createParamDecorator,
   Injectable,
+  SetMetadata,
   UseGuards,
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Headers, RecipientMessages } from '@esign/contract';
@@ -18,11 +20,14 @@ import { PartyEntity } from '../requests/party.entity';
 import { RequestEntity } from '../requests/request.entity';
 import { lockFor, RequestsService } from '../requests/requests.service';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
+import { signingOver, SignerSessions, type SignerSession } from './signer-sessions.service';
 
-/** The party a recipient call is for, resolved from its link token. */
+/** The party a recipient call is for, resolved from its link token, and this browser's live signer session. */
 export interface SignerContext {
   party: PartyEntity;
   request: RequestEntity;
+  /** The live signer session sent with the call (x-signer-session), or null. */
+  session?: SignerSession | null;
 }
 type SignerRequest = Request & { signer?: SignerContext };
 
@@ -69,6 +74,28 @@ const BINDINGS: Array<[names: string[], matches: (ctx: SignerContext, value: str
   [['requestId'], (c, v) => v === c.party.id],
 ];
 
+const NEEDS_SESSION = 'esign:signer-session';
+
+/** The session header's value (never the query: it would land in addresses and logs). */
+const sessionToken = (req: Request): string | null => {
+  const header = req.headers[Headers.signerSession];
+  const value = Array.isArray(header) ? header[0] : header;
+  return typeof value === 'string' ? value : null;
+};
+
+/**
+ * The rows a recipient call acts on, as this browser sees them: on an OTP request, the party's OTP counts as verified
+ * only with a live signer session from this browser (the rules read `otpVerifiedAt`). A copy: never saved.
+ */
+export function asSeenBy<T extends Pick<PartyEntity, 'otpVerifiedAt'>>(
+  party: T,
+  request: Pick<RequestEntity, 'otpRequired'>,
+  session: SignerSession | null | undefined,
+): T {
+  if (!request.otpRequired) return party;
+  return { ...party, otpVerifiedAt: session ? (party.otpVerifiedAt ?? session.verifiedAt) : null };
+}
+
 export function linkToken(req: Request): string | null {
   const header = req.headers[Headers.signToken];
   const value = (Array.isArray(header) ? header[0] : header) ?? req.query.token;
@@ -85,6 +112,8 @@ export class SignerLinkGuard implements CanActivate {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly links: LinksService,
+    private readonly sessions: SignerSessions,
+    private readonly reflector: Reflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -108,17 +137,36 @@ export class SignerLinkGuard implements CanActivate {
         }
       }
     }
-    req.signer = ctx;
+    const session = await this.sessions.resolve(sessionToken(req), party, request);
+    // Acting on an OTP request (sign, reject, accept, selfie, position, video, retry) needs this browser's live
+    // session while the party can still act; once its signing or the request is over, the service says why not (400).
+    const needsSession = this.reflector.get<boolean>(NEEDS_SESSION, context.getHandler()) === true;
+    if (needsSession && request.otpRequired && !session && !signingOver(request, party))
+      throw new AppError('OTP_REQUIRED', RecipientMessages.otpSessionRequired);
+    req.signer = { ...ctx, session };
     return true;
   }
 }
 
-/** A recipient route: no organisation apikey, the party's link token instead. */
-export const SignerRoute = () =>
+/**
+ * A recipient route: no organisation apikey, the party's link token instead. `{ session: true }`: on a request that
+ * needs OTP, also this browser's live signer session (x-signer-session), else 401 OTP_REQUIRED.
+ */
+export const SignerRoute = (options: { session?: boolean } = {}) =>
   applyDecorators(
     Public(),
     UseGuards(SignerLinkGuard),
+    SetMetadata(NEEDS_SESSION, options.session === true),
     ApiHeader({ name: Headers.signToken, description: "The party's link token (or ?token=)", required: true }),
+    ...(options.session
+      ? [
+          ApiHeader({
+            name: Headers.signerSession,
+            description: 'The signer session a verified OTP gave this browser (needed when the request asks for OTP)',
+            required: false,
+          }),
+        ]
+      : []),
   );
 
 export const Signer = createParamDecorator((_data: unknown, ctx: ExecutionContext): SignerContext => {
