@@ -1,7 +1,7 @@
-import { SignerRoutes } from '@esign/contract';
+import { SignerRoutes, SignerTexts } from '@esign/contract';
 import { Suspense, lazy } from 'react';
-import { Route, Routes } from 'react-router-dom';
-import { PleaseWait } from './components';
+import { Route, Routes, useParams } from 'react-router-dom';
+import { PleaseWait, Shell } from './components';
 import NotFound from './pages/NotFound';
 import RetryMailSent from './pages/RetryMailSent';
 
@@ -11,12 +11,32 @@ import Esign from './pages/Esign';
 const Success = lazy(() => import('./pages/Success'));
 const Failed = lazy(() => import('./pages/Failed'));
 
+/**
+ * While the success page's code loads it already says what it will say first (spec: 'Processing...', then 'eSign
+ * successfully completed'), in the same frame, so a signer back from the ESP never sees another text in between.
+ */
+const SuccessLoading = () => {
+  const { orgId } = useParams();
+  return (
+    <Shell orgId={orgId}>
+      <PleaseWait text={SignerTexts.processing} />
+    </Shell>
+  );
+};
+
 /** The recipient routes of the specification (section 2); everything else is the console's /not-found. */
 const App = () => (
   <Suspense fallback={<PleaseWait />}>
     <Routes>
       <Route path={SignerRoutes.esign} element={<Esign />} />
-      <Route path={SignerRoutes.success} element={<Success />} />
+      <Route
+        path={SignerRoutes.success}
+        element={
+          <Suspense fallback={<SuccessLoading />}>
+            <Success />
+          </Suspense>
+        }
+      />
       <Route path={SignerRoutes.failed} element={<Failed />} />
       <Route path={SignerRoutes.retryMailSent} element={<RetryMailSent />} />
       <Route path="*" element={<NotFound />} />

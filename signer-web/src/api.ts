@@ -16,6 +16,31 @@ export const signToken = (search: string = window.location.search): string | nul
   return sessionStorage.getItem(TOKEN_KEY);
 };
 
+const SESSION_KEY = 'esign:session';
+
+/**
+ * The signer session a verified OTP gave this tab (issue 18): kept in this tab's session storage with the link it
+ * belongs to, so a reload keeps it, another tab or device has none, and another link in this tab does not use it.
+ */
+export const signerSession = (): string | null => {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as {
+      link?: string;
+      session?: string;
+    } | null;
+    return kept && kept.link === signToken() && typeof kept.session === 'string' ? kept.session : null;
+  } catch {
+    return null;
+  }
+};
+
+export const keepSignerSession = (session: string): void => {
+  const link = signToken();
+  if (link) sessionStorage.setItem(SESSION_KEY, JSON.stringify({ link, session }));
+};
+
+export const dropSignerSession = (): void => sessionStorage.removeItem(SESSION_KEY);
+
 /** A failed call: HTTP status (0 when the network failed) and the API's error body when there is one. */
 export class ApiError extends Error {
   constructor(
@@ -80,6 +105,8 @@ const call = async <T>(
   headers.set('Accept', 'application/json');
   const token = signToken();
   if (token) headers.set(ApiHeaders.signToken, token);
+  const session = signerSession();
+  if (session) headers.set(ApiHeaders.signerSession, session);
   let body: BodyInit | undefined;
   if (init.body instanceof FormData) body = init.body;
   else if (init.body !== undefined) {
@@ -95,10 +122,16 @@ const call = async <T>(
   const parsed = await parse(response);
   if (!response.ok) {
     const errorBody = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<ErrorBody>) : null;
+    // The session ended (unused too long, or never verified here): forget it, the page asks for the OTP again.
+    if (response.status === 401 && errorBody?.error === 'OTP_REQUIRED') dropSignerSession();
     throw new ApiError(response.status, errorBody, errorBody?.message ?? `HTTP ${response.status}`);
   }
   return parsed as T;
 };
+
+/** The call needs this browser to verify the OTP (again): no live signer session. */
+export const needsOtp = (error: unknown): boolean =>
+  error instanceof ApiError && error.status === 401 && error.body?.error === 'OTP_REQUIRED';
 
 /** The server's own message for a 4xx (what the hold-on page and the popups show), else `fallback`. */
 export const serverMessage = (error: unknown, fallback: string): string =>

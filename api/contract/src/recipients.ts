@@ -100,6 +100,16 @@ export const SignerTexts = {
     'Enter your USB token password below and proceed.',
   ],
   dscDownload: 'Download the signer app',
+  dscTutorial: 'Watch the tutorial video',
+  // The signing page's context (issue 18, point 10), in the specification's style:
+  documentLabel: 'Document',
+  sentByLabel: 'Sent by',
+  goToMyBox: 'Go to my signature box',
+  myBoxLabel: 'Your signature box',
+  verifyToView: 'Verify the OTP sent to you to view the document.',
+  verifyOtpButton: 'Verify OTP',
+  checksToContinue: 'The identity checks are needed before you sign.',
+  continueChecks: 'Continue',
   dscPasswordPlaceholder: 'USB token password',
   showPassword: 'Show password',
   hidePassword: 'Hide password',
@@ -127,6 +137,8 @@ export const SignerTexts = {
   verify: 'VERIFY',
   resendOtp: 'Resend OTP',
   close: 'Close',
+  // An OTP was sent and is still valid (a reload, another tab): its code can be entered without a new one.
+  otpHaveCode: 'Enter the code already sent',
   padTitle: 'Add your signature',
   padDraw: 'Draw',
   padType: 'Type',
@@ -220,7 +232,55 @@ export interface SigningRequest {
   /** Applying the signature to the document failed and is being retried. */
   seal_error: string | null;
   dsc_download_url: string | null;
+  /** The DSC panel's tutorial video (step 1 links to it), when the organisation set one. */
+  dsc_tutorial_url: string | null;
   return_url: string | null;
+  /** The document's file name, once the document is shown to this browser. */
+  document_name: string | null;
+  /** The organisation that sent the request. */
+  organisation_name: string;
+  /** This signer's boxes on the document's pages, once the document is shown (PDF points of the real page). */
+  boxes: SignerBox[] | null;
+  /** The organisation's time zone: every time on the signer's pages is written in it. */
+  time_zone: string;
+  /**
+   * An OTP already sent to this party and still usable, while this browser has not verified: the dialog opens at
+   * 'Verify OTP' after a reload, and the resend wait continues from the server's time.
+   */
+  otp: PendingOtp | null;
+  /** The identity checks this party has passed (the server's record): a reload asks only for the rest. */
+  checks: { location: boolean; face: boolean; liveness: boolean };
+}
+
+/** A box of the signer on the document: the pages as runs ('1-3,7') and the box in PDF user space (y upward). */
+export interface SignerBox {
+  pages: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface PendingOtp {
+  /** The OTP's id (POST /v1/verifyotp/{userId}). */
+  userId: string;
+  /** Seconds before another OTP can be requested (0: now). */
+  resend_after: number;
+  /** Seconds before this OTP expires. */
+  expires_in: number;
+}
+
+/** The pages of a runs text ('1-3,7' → [1, 2, 3, 7]), at most `total` (bad parts are skipped). */
+export function pagesOfRuns(runs: string, total: number): number[] {
+  const pages = new Set<number>();
+  for (const part of runs.split(',')) {
+    const match = /^\s*(\d{1,6})\s*(?:-\s*(\d{1,6})\s*)?$/.exec(part);
+    if (!match) continue;
+    const first = Number(match[1]);
+    const last = Math.min(match[2] === undefined ? first : Number(match[2]), total);
+    for (let page = Math.max(first, 1); page <= last; page++) pages.add(page);
+  }
+  return [...pages].sort((a, b) => a - b);
 }
 
 export interface ReferenceResponse {

@@ -9,6 +9,7 @@ import type { FaceResult } from './FaceCapture';
 import { useStableCallback } from './hooks';
 import { Liveness } from './Liveness';
 import { blobToDataUrl } from './media';
+import type { CheckNeeds } from './checks';
 import { PermissionChecks } from './PermissionChecks';
 import type { Checks } from './PermissionChecks';
 import { DialogTexts } from './texts';
@@ -16,6 +17,8 @@ import { DialogTexts } from './texts';
 export interface InstructionsProps {
   open: boolean;
   request: SigningRequest;
+  /** What to ask for (checkNeeds): the steps the request needs and the signer has not passed yet. */
+  needs: CheckNeeds;
   /** Every needed step passed (called at once when the request needs none). */
   onDone: () => void;
   /** Back on the first step (or Escape). */
@@ -25,16 +28,6 @@ export interface InstructionsProps {
 }
 
 type Step = 'checks' | 'face' | 'liveness';
-
-/** What the request asks for (the organisation's settings as the recipient sees them). */
-export const instructionNeeds = (request: SigningRequest) => {
-  const face =
-    request.face_capture === 'true' ||
-    request.esignature_face_capture === 'true' ||
-    request.aadhaar_face_capture === 'true';
-  const liveness = request.live_video === 'true';
-  return { location: request.location_capture === 'true', face, liveness, camera: face || liveness };
-};
 
 /** POST /v1/liveness's answer (older services send no `passed`: then code 200 and the score over the threshold). */
 type LivenessAnswer = Partial<Omit<LivenessResponse, 'code' | 'data'>> & {
@@ -48,8 +41,8 @@ type LivenessAnswer = Partial<Omit<LivenessResponse, 'code' | 'data'>> & {
  */
 export const Instructions = (props: InstructionsProps) => (props.open ? <InstructionsBody {...props} /> : null);
 
-const InstructionsBody = ({ request, onDone, onBack, onBlocked }: InstructionsProps) => {
-  const [needs] = useState(() => instructionNeeds(request));
+const InstructionsBody = ({ request, needs: asked, onDone, onBack, onBlocked }: InstructionsProps) => {
+  const [needs] = useState(() => ({ ...asked, camera: asked.face || asked.liveness }));
   const steps: Step[] = [];
   if (needs.location || needs.camera) steps.push('checks');
   if (needs.face) steps.push('face');

@@ -2,12 +2,18 @@ import { Limits, Messages, SignerTexts } from '@esign/contract';
 import type { SendOtpResponse, VerifyOtpResponse } from '@esign/contract';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
-import { ApiError, fill, serverMessage, signerFetch } from '../api';
+import { ApiError, fill, keepSignerSession, serverMessage, signerFetch } from '../api';
 import { Button, Dialog, useToast } from '../components';
 import { useStableCallback } from './hooks';
 import { DialogTexts } from './texts';
 
 export type OtpFlow = 'initial' | 'esignature';
+
+/** An OTP already sent and still usable: its id, and when (this browser's clock) a new one may be asked for. */
+export interface SentOtp {
+  userId: string;
+  resendAt: number;
+}
 
 export interface OtpDialogProps {
   open: boolean;
@@ -16,9 +22,13 @@ export interface OtpDialogProps {
   order: number | string;
   /** 'initial': before the document is shown; 'esignature': before an electronic signature (generic error texts). */
   flow: OtpFlow;
-  /** Called Limits.otpRedirectMs after 'Verified!'. */
+  /** Called Limits.otpRedirectMs after 'Verified!' (this tab then holds the signer session). */
   onVerified: () => void;
   onClose: () => void;
+  /** The OTP already sent (after a reload: from the server's time): 'Verify OTP' stays reachable with its code. */
+  sent?: SentOtp | null;
+  /** A new OTP was sent (the page keeps it for the next time the dialog opens). */
+  onSent?: (sent: SentOtp) => void;
 }
 
 type Outcome = 'verified' | 'expired' | 'invalid' | null;
@@ -33,7 +43,7 @@ const statusMessage = (error: ApiError): string =>
  */
 export const OtpDialog = (props: OtpDialogProps) => (props.open ? <OtpBody {...props} /> : null);
 
-const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose }: OtpDialogProps) => {
+const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier, onSent }: OtpDialogProps) => {
   const toast = useToast();
   const [userId, setUserId] = useState<string | null>(null);
   const [otp, setOtp] = useState('');
@@ -91,11 +101,13 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose }: OtpDialogPr
     try {
       const path = [orgId, refId, order].map((part) => encodeURIComponent(String(part))).join('/');
       const sent = await signerFetch<SendOtpResponse>(`/v1/sendotp/${path}`);
-      setUserId(sent.userId);
+      const next = { userId: sent.userId, resendAt: Date.now() + sent.resend_after * 1000 };
+      setUserId(next.userId);
       setOtp('');
       setOutcome(null);
-      setResendAt(Date.now() + sent.resend_after * 1000);
+      setResendAt(next.resendAt);
       setNow(Date.now());
+      onSent?.(next);
       toast(resend ? Messages.otpResent : Messages.otpSent, 'success');
     } catch (error) {
       fail(error);
@@ -114,6 +126,7 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose }: OtpDialogPr
       const answer = await signerFetch<VerifyOtpResponse>(`/v1/verifyotp/${encodeURIComponent(userId)}`, {
         body: { otp },
       });
+      if (answer.verify && answer.session_token) keepSignerSession(answer.session_token);
       setOutcome(answer.verify ? 'verified' : answer.expired ? 'expired' : 'invalid');
     } catch (error) {
       fail(error);
@@ -134,6 +147,19 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose }: OtpDialogPr
         <Button variant="outline" onClick={close}>
           {SignerTexts.close}
         </Button>
+        {earlier && (
+          <Button
+            variant="text"
+            onClick={() => {
+              setUserId(earlier.userId);
+              setResendAt(earlier.resendAt);
+              setNow(Date.now());
+            }}
+            disabled={busy}
+          >
+            {SignerTexts.otpHaveCode}
+          </Button>
+        )}
         <Button
           onClick={(event) => {
             trigger.current = event.currentTarget;

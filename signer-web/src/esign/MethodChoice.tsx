@@ -1,6 +1,7 @@
 import { SignerTexts, SigningMethod } from '@esign/contract';
 import type { SigningMethodCode, SigningRequest } from '@esign/contract';
 import { useState } from 'react';
+import { withScheme } from '../api';
 import { Button } from '../components';
 
 const LABELS: Record<SigningMethodCode, string> = {
@@ -77,8 +78,21 @@ const MethodChoice = ({
                 {i === 0 && request.dsc_download_url && (
                   <>
                     {' '}
-                    <a href={request.dsc_download_url} target="_blank" rel="noopener noreferrer">
+                    <a href={withScheme(request.dsc_download_url)} target="_blank" rel="noopener noreferrer">
                       {SignerTexts.dscDownload}
+                    </a>
+                  </>
+                )}
+                {i === 0 && request.dsc_tutorial_url && (
+                  <>
+                    {' · '}
+                    <a
+                      href={withScheme(request.dsc_tutorial_url)}
+                      target="_blank"
+                      rel="noopener noreferrer"
+                      data-testid="dsc-tutorial"
+                    >
+                      {SignerTexts.dscTutorial}
                     </a>
                   </>
                 )}

@@ -1,18 +1,49 @@
-import { SignerTexts } from '@esign/contract';
-import type { PDFDocumentProxy, RenderTask } from 'pdfjs-dist';
-import { useEffect, useRef, useState } from 'react';
+import { SignerTexts, pagesOfRuns } from '@esign/contract';
+import type { SignerBox } from '@esign/contract';
+import type { PDFDocumentProxy, PageViewport, RenderTask } from 'pdfjs-dist';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { fill } from '../api';
 import { Button, PleaseWait } from '../components';
 import { openPdf } from './pdf';
 
+/** A box on screen: CSS pixels from the page's top-left corner. */
+interface ScreenBox {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** A box in PDF user space onto the drawn page (pdf.js turns it through the page's crop box and rotation). */
+const onScreen = (viewport: PageViewport, box: SignerBox): ScreenBox => {
+  const [x1, y1, x2, y2] = viewport.convertToViewportRectangle([box.x, box.y, box.x + box.width, box.y + box.height]);
+  return {
+    left: Math.min(x1, x2),
+    top: Math.min(y1, y2),
+    width: Math.abs(x2 - x1),
+    height: Math.abs(y2 - y1),
+  };
+};
+
+export interface ViewerProps {
+  url: string;
+  /** This signer's boxes, outlined on their pages. */
+  boxes?: SignerBox[] | null;
+  /** Changed by 'Go to my signature box': the viewer turns to the first box's page and highlights it. */
+  focus?: number;
+}
+
 /**
  * The document, one page at a time at the width of the screen (sharp on high-density screens), with previous / next
- * and 'Page x/total'. This module and pdf.js load only when the document is shown.
+ * and 'Page x/total', and the signer's own boxes outlined on it. This module and pdf.js load only when the document
+ * is shown.
  */
-const Viewer = ({ url }: { url: string }) => {
+const Viewer = ({ url, boxes, focus = 0 }: ViewerProps) => {
   const [doc, setDoc] = useState<PDFDocumentProxy | null>(null);
   const [failed, setFailed] = useState(false);
   const [page, setPage] = useState(1);
+  const [viewport, setViewport] = useState<{ page: number; viewport: PageViewport } | null>(null);
+  const [highlight, setHighlight] = useState(false);
   /** performance.now() when the page was first drawn (the benchmark reads it), else null. */
   const [rendered, setRendered] = useState<number | null>(null);
   const frame = useRef<HTMLDivElement>(null);
@@ -55,6 +86,7 @@ const Viewer = ({ url }: { url: string }) => {
       element.height = Math.floor(viewport.height * ratio);
       element.style.width = `${Math.floor(viewport.width)}px`;
       element.style.height = `${Math.floor(viewport.height)}px`;
+      setViewport({ page, viewport });
       task = p.render({ canvas: element, viewport, transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0] });
       task.promise.then(
         () => {
@@ -72,6 +104,30 @@ const Viewer = ({ url }: { url: string }) => {
   }, [doc, page]);
 
   const total = doc?.numPages ?? 0;
+  /** The pages each box is on, and the first page with one of this signer's boxes. */
+  const placed = useMemo(
+    () => (boxes ?? []).map((box) => ({ box, pages: new Set(pagesOfRuns(box.pages, total || 100_000)) })),
+    [boxes, total],
+  );
+  const firstBoxPage = useMemo(
+    () => Math.min(...placed.flatMap(({ pages }) => [...pages].slice(0, 1)), Number.POSITIVE_INFINITY),
+    [placed],
+  );
+
+  useEffect(() => {
+    if (!focus || !Number.isFinite(firstBoxPage)) return;
+    setPage(firstBoxPage);
+    setHighlight(true);
+  }, [focus, firstBoxPage]);
+  const highlighted = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (highlight && viewport?.page === page)
+      highlighted.current?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  }, [highlight, viewport, page]);
+
+  const shown = viewport && viewport.page === page && rendered !== null ? viewport.viewport : null;
+  const onThisPage = shown ? placed.filter(({ pages }) => pages.has(page)).map(({ box }) => onScreen(shown, box)) : [];
+
   return (
     <section className="viewer" aria-label="Document">
       <div className="viewer-bar">
@@ -95,13 +151,26 @@ const Viewer = ({ url }: { url: string }) => {
       </div>
       <div ref={frame} className="viewer-frame">
         {failed ? null : !doc ? <PleaseWait /> : null}
-        <canvas
-          ref={canvas}
-          data-testid="pdf-canvas"
-          data-rendered={rendered !== null ? 'true' : 'false'}
-          data-rendered-at={rendered ?? undefined}
-          hidden={!doc}
-        />
+        <div className="viewer-page">
+          <canvas
+            ref={canvas}
+            data-testid="pdf-canvas"
+            data-rendered={rendered !== null ? 'true' : 'false'}
+            data-rendered-at={rendered ?? undefined}
+            hidden={!doc}
+          />
+          {onThisPage.map((box, index) => (
+            <div
+              key={index}
+              ref={index === 0 && highlight && page === firstBoxPage ? highlighted : undefined}
+              className={highlight && page === firstBoxPage && index === 0 ? 'my-box my-box-focus' : 'my-box'}
+              data-testid="my-box"
+              role="img"
+              aria-label={SignerTexts.myBoxLabel}
+              style={{ left: box.left, top: box.top, width: box.width, height: box.height }}
+            />
+          ))}
+        </div>
       </div>
       <a className="trouble-link" href={url} target="_blank" rel="noopener noreferrer">
         {SignerTexts.troubleViewing}

@@ -2,9 +2,11 @@ import { Limits, Messages, RecipientMessages, SignerTexts, SigningMethod } from 
 import type { ReferenceResponse, SigningRequest, SigningStatusResponse } from '@esign/contract';
 import { Suspense, lazy, useCallback, useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
-import { ApiError, referencePath, serverMessage, signToken, signerFetch } from '../api';
+import { ApiError, needsOtp, referencePath, serverMessage, signToken, signerFetch } from '../api';
 import { Backdrop, Button, Dialog, PleaseWait, Shell, useToast } from '../components';
+import { anyNeeded, checkNeeds, type CheckNeeds } from '../dialogs/checks';
 import OtpDialog from '../dialogs/OtpDialog';
+import type { OtpFlow, SentOtp } from '../dialogs/OtpDialog';
 import type { PadSignature } from '../dialogs/SignaturePad';
 import MethodChoice from '../esign/MethodChoice';
 import type { MethodChoiceResult } from '../esign/MethodChoice';
@@ -20,10 +22,8 @@ type Loaded = { kind: 'loading' } | { kind: 'error'; message: string } | { kind:
 /** A page the flow ends on: the hold-on page (code 400), a location remark, the rejected result. */
 type Ending = { kind: 'hold-on'; message: string } | { kind: 'remark'; message: string } | { kind: 'rejected' };
 
-const needsChecks = (r: SigningRequest): boolean =>
-  [r.location_capture, r.face_capture, r.esignature_face_capture, r.aadhaar_face_capture, r.live_video].includes(
-    'true',
-  );
+/** What the signer asked for that needs the OTP (or the identity checks) first: done once they pass. */
+type Pending = { kind: 'accept' } | { kind: 'reject' } | { kind: 'proceed'; choice: MethodChoiceResult };
 
 /** Posts a form to the signing gateway in this window (spec section 4, step 5: the Aadhaar hidden form). */
 function postForm(url: string, fields: Record<string, string>): void {
@@ -45,7 +45,9 @@ function postForm(url: string, fields: Record<string, string>): void {
 /**
  * /esign/{orgId}/{refID}/{order}?token=…: the recipient signing page (spec section 4, steps 1 to 11). The server
  * decides every rule; this page shows what it answers and follows the specification's order: OTP, checks, the
- * document, accept or reject, the method, then the signature.
+ * document, accept or reject, the method, then the signature. The OTP is verified in this browser (the signer
+ * session); closing its dialog or going Back from the checks returns to the page, and what the signer then asks for
+ * goes through them first.
  */
 const Esign = () => {
   const { orgId = '', refId = '', order = '' } = useParams();
@@ -53,25 +55,47 @@ const Esign = () => {
   const toast = useToast();
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' });
   const [ending, setEnding] = useState<Ending | null>(null);
-  const [checksDone, setChecksDone] = useState(false);
-  const [dialog, setDialog] = useState<'accept' | 'reject' | 'otp' | 'pad' | null>(null);
+  const [dialog, setDialog] = useState<'accept' | 'reject' | 'pad' | null>(null);
+  /** The OTP dialog: the specification's initial one (before the document) or the e-signature one (before the pad). */
+  const [otp, setOtp] = useState<{ flow: OtpFlow; then: Pending | null } | null>(null);
+  /** The initial OTP dialog was closed: the page is shown without the document until the signer verifies. */
+  const [otpClosed, setOtpClosed] = useState(false);
+  const [sentOtp, setSentOtp] = useState<SentOtp | null>(null);
+  /** The identity checks shown now, and what to do once they pass; `back`: the initial checks were left by Back. */
+  const [checks, setChecks] = useState<{ needs: CheckNeeds; then: Pending | null } | null>(null);
+  const [checksLeft, setChecksLeft] = useState(false);
+  /** Checks passed on this page: not asked again while the page lives (the server still decides at signing). */
+  const [passedHere, setPassedHere] = useState<CheckNeeds>({ location: false, face: false, liveness: false });
+  const stillNeeded = (r: SigningRequest, method: MethodChoiceResult['method'] | null): CheckNeeds => {
+    const needs = checkNeeds(r, method);
+    return {
+      location: needs.location && !passedHere.location,
+      face: needs.face && !passedHere.face,
+      liveness: needs.liveness && !passedHere.liveness,
+    };
+  };
+  const [focusBox, setFocusBox] = useState(0);
   const [remark, setRemark] = useState('');
   const [busy, setBusy] = useState(false);
   const [popup, setPopup] = useState<string | null>(null);
   const opened = useRef(false);
   const base = `${encodeURIComponent(orgId)}/${encodeURIComponent(refId)}/${encodeURIComponent(order)}`;
 
-  const load = useCallback(async () => {
+  const load = useCallback(async (): Promise<SigningRequest | null> => {
     if (!signToken()) {
       setLoaded({ kind: 'error', message: RecipientMessages.invalidLink });
-      return;
+      return null;
     }
     try {
       const answer = await signerFetch<ReferenceResponse>(referencePath(orgId, refId, order));
       performance.mark('esign:reference');
       setLoaded({ kind: 'ready', request: answer.request });
+      const pending = answer.request.otp;
+      if (pending) setSentOtp({ userId: pending.userId, resendAt: Date.now() + pending.resend_after * 1000 });
+      return answer.request;
     } catch (error) {
       setLoaded({ kind: 'error', message: serverMessage(error, Messages.internalError) });
+      return null;
     }
   }, [orgId, refId, order]);
 
@@ -81,10 +105,14 @@ const Esign = () => {
 
   const request = loaded.kind === 'ready' ? loaded.request : null;
   const live = request !== null && request.esignStatus === null && !request.remark && request.status !== 'failed';
-  const otpFirst =
-    live && request.otpVerificationRequired === 'true' && ['in-progress', 'opened'].includes(request.status);
-  const showChecks = live && !otpFirst && !checksDone && !request.accepted && needsChecks(request);
-  const documentShown = live && !otpFirst && !showChecks && request.uploadUrl !== null;
+  const verified = live && request.otpVerificationRequired !== 'true';
+  // Spec step 1: an OTP request opens with the OTP steps (unless the signer closed them).
+  const initialOtp = live && !verified && !otpClosed && otp === null;
+  // Then the checks every method needs (location, a face for every method, the video), unless left by Back.
+  const initialNeeds = request && verified && !request.accepted ? stillNeeded(request, null) : null;
+  const initialChecks =
+    initialNeeds !== null && anyNeeded(initialNeeds) && !checksLeft && checks === null && dialog === null;
+  const documentShown = verified && !initialChecks && checks === null && request?.uploadUrl !== null;
 
   // A failed attempt with tries left: the failed page offers the retry (spec: other statuses go there, email flag set).
   useEffect(() => {
@@ -118,6 +146,13 @@ const Esign = () => {
     else toast(serverMessage(error, fallback), 'error');
   };
 
+  /** The session ended or was never opened here: verify the OTP (again), then do `then`. */
+  const verifyThen = async (then: Pending | null) => {
+    setDialog(null);
+    await load();
+    setOtp({ flow: 'initial', then });
+  };
+
   const accept = () =>
     act(async () => {
       setDialog(null);
@@ -125,7 +160,8 @@ const Esign = () => {
         await signerFetch(`/v1/signer_details/${base}`, { body: { status: 'signing' } });
         await load();
       } catch (error) {
-        failed(error, Messages.internalError);
+        if (needsOtp(error)) await verifyThen({ kind: 'accept' });
+        else failed(error, Messages.internalError);
       }
     });
 
@@ -135,8 +171,9 @@ const Esign = () => {
         await signerFetch(`/v1/esign/reject/${base}`, { body: { remark: remark.trim() } });
         setDialog(null);
         setEnding({ kind: 'rejected' });
-      } catch {
-        toast(Messages.rejectFailed, 'error');
+      } catch (error) {
+        if (needsOtp(error)) await verifyThen({ kind: 'reject' });
+        else toast(Messages.rejectFailed, 'error');
       }
     });
 
@@ -154,16 +191,18 @@ const Esign = () => {
     }
   };
 
-  const proceed = (r: SigningRequest, choice: MethodChoiceResult) =>
+  const sign = (r: SigningRequest, choice: MethodChoiceResult) =>
     act(async () => {
       const at = `${encodeURIComponent(orgId)}/${r.requestId}`;
+      const again = { kind: 'proceed' as const, choice };
       if (choice.method === SigningMethod.ESignature) {
         try {
           await signerFetch(`/v1/init/${at}?method=${SigningMethod.ESignature}`);
         } catch (error) {
-          return failed(error, Messages.internalError);
+          return needsOtp(error) ? verifyThen(again) : failed(error, Messages.internalError);
         }
-        setDialog(r.otpVerificationRequired === 'true' ? 'otp' : 'pad');
+        if (r.otpVerificationRequired === 'true') setOtp({ flow: 'esignature', then: null });
+        else setDialog('pad');
       } else if (choice.method === SigningMethod.Aadhaar) {
         try {
           const start = await signerFetch<{ esp_url?: string; fields?: Record<string, string> }>(
@@ -172,7 +211,8 @@ const Esign = () => {
           if (!start.esp_url || !start.fields) throw new Error('no gateway');
           postForm(start.esp_url, start.fields);
         } catch (error) {
-          if (error instanceof ApiError && error.status === 401) failed(error, Messages.aadhaarStartFailed);
+          if (needsOtp(error)) await verifyThen(again);
+          else if (error instanceof ApiError && error.status === 401) failed(error, Messages.aadhaarStartFailed);
           else toast(Messages.aadhaarStartFailed, 'error');
         }
       } else {
@@ -180,10 +220,63 @@ const Esign = () => {
           await signerFetch(`/v1/dscToken/${at}`, { body: { usb_token: choice.password } });
           await pollUntilSigned(r);
         } catch (error) {
-          failed(error, Messages.internalError);
+          if (needsOtp(error)) await verifyThen(again);
+          else failed(error, Messages.internalError);
         }
       }
     });
+
+  /** 'Proceed to eSign': the checks the chosen method still needs (its face capture), then the method's flow. */
+  const proceed = (r: SigningRequest, choice: MethodChoiceResult) => {
+    const needs = stillNeeded(r, choice.method);
+    if (anyNeeded(needs)) setChecks({ needs, then: { kind: 'proceed', choice } });
+    else void sign(r, choice);
+  };
+
+  /** Carries on with what the signer asked for once the OTP or the checks are done (on the request as now loaded). */
+  const resume = (then: Pending | null, r: SigningRequest | null) => {
+    if (!then || !r) return;
+    if (then.kind === 'accept') setDialog('accept');
+    else if (then.kind === 'reject') void reject();
+    else proceed(r, then.choice);
+  };
+
+  const onOtpVerified = async () => {
+    const then = otp?.then ?? null;
+    const flow = otp?.flow;
+    setOtp(null);
+    setOtpClosed(false);
+    if (flow === 'esignature') {
+      // Spec step 7: on 'verified' the pad opens, and the OTP is no longer asked in this browser.
+      setDialog('pad');
+      void load();
+      return;
+    }
+    resume(then, await load());
+  };
+
+  const onChecksDone = async () => {
+    const then = checks?.then ?? null;
+    const asked = checks?.needs ?? initialNeeds;
+    if (asked)
+      setPassedHere((p) => ({
+        location: p.location || asked.location,
+        face: p.face || asked.face,
+        liveness: p.liveness || asked.liveness,
+      }));
+    setChecks(null);
+    setChecksLeft(false);
+    const r = await load();
+    // The checks the method needed have just passed: straight on to its flow.
+    if (then?.kind === 'proceed' && r) void sign(r, then.choice);
+    else resume(then, r);
+  };
+
+  /** Accept and Reject are usable before the OTP or the checks: they go through them first. */
+  const askAccept = (r: SigningRequest) => {
+    if (r.otpVerificationRequired === 'true') setOtp({ flow: 'initial', then: { kind: 'accept' } });
+    else setDialog('accept');
+  };
 
   const submitSignature = async (r: SigningRequest, signature: PadSignature) => {
     let body: FormData | Record<string, string>;
@@ -199,7 +292,8 @@ const Esign = () => {
       goToSuccess(r);
     } catch (error) {
       setDialog(null);
-      failed(error, Messages.internalError);
+      if (needsOtp(error)) await verifyThen(null);
+      else failed(error, Messages.internalError);
       throw error;
     }
   };
@@ -214,9 +308,41 @@ const Esign = () => {
     content = <StatusPage request={loaded.request} status={loaded.request.esignStatus} />;
   else {
     const r = loaded.request;
+    const canDecide = !r.accepted && (documentShown || (!verified && otpClosed) || (verified && checksLeft));
     content = (
       <div className="signing">
-        {documentShown && r.uploadUrl && <Viewer url={r.uploadUrl} />}
+        <div className="signing-main">
+          <dl className="context" data-testid="document-context">
+            {r.document_name && (
+              <div>
+                <dt>{SignerTexts.documentLabel}</dt>
+                <dd data-testid="document-name">{r.document_name}</dd>
+              </div>
+            )}
+            <div>
+              <dt>{SignerTexts.sentByLabel}</dt>
+              <dd data-testid="organisation-name">{r.organisation_name}</dd>
+            </div>
+          </dl>
+          {documentShown && r.uploadUrl && (
+            <>
+              {r.boxes && r.boxes.length > 0 && (
+                <Button variant="outline" className="go-to-box" onClick={() => setFocusBox((n) => n + 1)}>
+                  {SignerTexts.goToMyBox}
+                </Button>
+              )}
+              <Viewer url={r.uploadUrl} boxes={r.boxes} focus={focusBox} />
+            </>
+          )}
+          {!verified && otpClosed && (
+            <div className="notice" data-testid="verify-to-view">
+              <p>{SignerTexts.verifyToView}</p>
+              <Button variant="outline" onClick={() => setOtp({ flow: 'initial', then: null })}>
+                {SignerTexts.verifyOtpButton}
+              </Button>
+            </div>
+          )}
+        </div>
         <aside className="signing-side">
           <dl className="details">
             <dt>{SignerTexts.nameLabel}</dt>
@@ -226,54 +352,62 @@ const Esign = () => {
             <dt>{SignerTexts.phoneLabel}</dt>
             <dd>{r.phoneNumber}</dd>
           </dl>
-          {documentShown && !r.accepted && (
+          {verified && checksLeft && initialNeeds && anyNeeded(initialNeeds) && (
+            <div className="notice" data-testid="checks-left">
+              <p>{SignerTexts.checksToContinue}</p>
+              <Button variant="outline" onClick={() => setChecks({ needs: initialNeeds, then: null })}>
+                {SignerTexts.continueChecks}
+              </Button>
+            </div>
+          )}
+          {canDecide && (
             <div className="decide">
               <p>{SignerTexts.acceptPrompt}</p>
               <div className="row">
-                <Button onClick={() => setDialog('accept')}>{SignerTexts.accept}</Button>
+                <Button onClick={() => askAccept(r)}>{SignerTexts.accept}</Button>
                 <Button variant="danger" onClick={() => setDialog('reject')}>
                   {SignerTexts.reject}
                 </Button>
               </div>
             </div>
           )}
-          {documentShown && r.accepted && (
-            <MethodChoice request={r} busy={busy} onProceed={(c) => void proceed(r, c)} />
+          {verified && r.accepted && checks === null && (
+            <MethodChoice request={r} busy={busy} onProceed={(c) => proceed(r, c)} />
           )}
         </aside>
 
-        {otpFirst && (
+        {(initialOtp || otp !== null) && (
           <OtpDialog
             open
             orgId={orgId}
             refId={refId}
             order={order}
-            flow="initial"
-            onVerified={() => void load()}
-            onClose={() => undefined}
+            flow={otp?.flow ?? 'initial'}
+            sent={sentOtp}
+            onSent={setSentOtp}
+            onVerified={() => void onOtpVerified()}
+            onClose={() => {
+              // Spec: 'close' closes the dialog. The page stays; Accept and Reject ask for the OTP first.
+              setOtp(null);
+              setOtpClosed(true);
+            }}
           />
         )}
-        {showChecks && (
+        {(initialChecks || checks !== null) && (
           <Suspense fallback={<Backdrop open />}>
             <Instructions
               open
               request={r}
-              onDone={() => setChecksDone(true)}
-              onBack={() => undefined}
+              needs={checks?.needs ?? (initialNeeds as CheckNeeds)}
+              onDone={() => void onChecksDone()}
+              onBack={() => {
+                // Back on the first step returns to the page; signing asks for the checks again.
+                setChecks(null);
+                setChecksLeft(true);
+              }}
               onBlocked={(message) => setEnding({ kind: 'remark', message: message ?? Messages.locationDenied })}
             />
           </Suspense>
-        )}
-        {dialog === 'otp' && (
-          <OtpDialog
-            open
-            orgId={orgId}
-            refId={refId}
-            order={order}
-            flow="esignature"
-            onVerified={() => setDialog('pad')}
-            onClose={() => setDialog(null)}
-          />
         )}
         {dialog === 'pad' && (
           <Suspense fallback={<Backdrop open />}>

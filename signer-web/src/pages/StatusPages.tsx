@@ -1,19 +1,8 @@
-import { Limits, SignerTexts } from '@esign/contract';
+import { Limits, SignerTexts, formatDateTime } from '@esign/contract';
 import type { EsignStatus, SigningRequest } from '@esign/contract';
 import { useEffect } from 'react';
 import { fill, withScheme } from '../api';
 import { WarningImage } from '../components';
-
-/** Dates as a reader in India expects them: 22 Nov 2026, 2:35 pm. */
-export const formatDate = (iso: string): string =>
-  new Date(iso).toLocaleString('en-IN', {
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZone: 'Asia/Kolkata',
-  });
 
 /**
  * The page a link shows once the party can no longer act on it (spec section 2, status pages by esignStatus):
@@ -25,7 +14,7 @@ export const StatusPage = ({ request, status }: { request: SigningRequest; statu
   switch (status) {
     case 'completed': {
       const date = request.esignedDate ?? request.timestamp;
-      text = fill(SignerTexts.statusCompleted, { date: date ? formatDate(date) : '' });
+      text = fill(SignerTexts.statusCompleted, { date: formatDateTime(date, request.time_zone) });
       break;
     }
     case 'signing':

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Limits, Messages, RecipientMessages, type SendOtpResponse, type VerifyOtpResponse } from '@esign/contract';
+import {
+  Limits,
+  Messages,
+  RecipientMessages,
+  type PendingOtp,
+  type SendOtpResponse,
+  type VerifyOtpResponse,
+} from '@esign/contract';
 import { randomInt, randomUUID } from 'node:crypto';
 import { DataSource, IsNull, MoreThan } from 'typeorm';
 import { AppError } from '../../common/app-error';
@@ -84,6 +91,22 @@ export class OtpService {
       userId: id,
       resend_after: Limits.otpResendSeconds,
       expires_in: Limits.otpValiditySeconds,
+    };
+  }
+
+  /** The party's latest OTP while it can still be verified (not expired, not used, attempts left), for a reload. */
+  async pending(party: Pick<PartyEntity, 'id'>): Promise<PendingOtp | null> {
+    const latest = await this.db.manager.findOne(OtpEntity, {
+      where: { partyId: party.id },
+      order: { createdAt: 'DESC' },
+    });
+    const now = this.clock.now().getTime();
+    if (!latest || latest.verifiedAt || latest.attempts >= Limits.otpMaxVerifyAttempts) return null;
+    if (latest.expiresAt.getTime() <= now) return null;
+    return {
+      userId: latest.id,
+      resend_after: Math.max(0, Math.ceil((latest.createdAt.getTime() + Limits.otpResendSeconds * 1000 - now) / 1000)),
+      expires_in: Math.ceil((latest.expiresAt.getTime() - now) / 1000),
     };
   }
 

@@ -53,6 +53,7 @@ import {
 } from './rules';
 import { asSeenBy, loadSigner, type Loaded, type SignerContext } from './signer-link.guard';
 import { SignerSessions, signingOver } from './signer-sessions.service';
+import { OtpService } from './otp.service';
 
 const flag = (value: boolean): FlagText => (value ? 'true' : 'false');
 const refused = (message: string) => new AppError('SIGNING_REFUSED', message);
@@ -122,6 +123,7 @@ export class RecipientsService {
     private readonly face: FaceService,
     private readonly metrics: MetricsService,
     private readonly sessions: SignerSessions,
+    private readonly otp: OtpService,
   ) {}
 
   private load(manager: EntityManager, ctx: SignerContext, lock: boolean): Promise<Loaded> {
@@ -177,7 +179,16 @@ export class RecipientsService {
       remark: live ? locationRemark(me.geo) : null,
       seal_error: live && me.signatureSubmittedAt && me.status !== 'completed' ? req.sealError : null,
       dsc_download_url: live ? org.dscDownloadUrl : null,
+      dsc_tutorial_url: live ? org.dscTutorialUrl : null,
       return_url: org.returnUrl,
+      document_name: showDocument ? req.filename : null,
+      organisation_name: org.name,
+      boxes: showDocument
+        ? (me.boxes ?? []).map(({ pages, x, y, width, height }) => ({ pages, x, y, width, height }))
+        : null,
+      time_zone: org.timeZone,
+      otp: live && otpPending && !me.observer ? await this.otp.pending(me) : null,
+      checks: { location: me.geo !== null, face: me.selfieKey !== null, liveness: me.liveness?.passed === true },
     };
     return { code: 200, request, total_pages: req.totalPages };
   }
