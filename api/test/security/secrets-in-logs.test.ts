@@ -10,8 +10,8 @@ import { createOrgWithUser, startTestApp, type TestApp } from '../support/test-a
 /**
  * A whole flow at LOG_LEVEL=debug with every log line kept: sign-in with a password (and a wrong one), an API key, a
  * webhook and its secret (delivered to a local receiver), an upload, OTPs sent and verified, a signature, the seal and
- * the sign links (header and ?token=). No line may carry the password, a key, a link token, an OTP, the webhook
- * secret, an installation secret, a private key or the seal keys. Error answers never carry a stack trace.
+ * the sign links (header and ?token=). No line may carry the password, a key, a link token, an OTP, a signer session,
+ * the webhook secret, an installation secret, a private key or the seal keys. Error answers never carry a stack trace.
  */
 
 const PASSWORD = 'Alice-S3cret-passphrase';
@@ -95,11 +95,14 @@ describe('secrets never reach the logs', () => {
     );
     add('link token', ...Object.values(tokens));
     await t.http.get(`/v1/reference/acme/${refId}/1?token=${tokens[1]}`).expect(200);
-    await signAs(t, { orgId: 'acme', refId, order: 1, token: tokens[1], email: ASHA.email, otp: true });
+    const first = await signAs(t, { orgId: 'acme', refId, order: 1, token: tokens[1], email: ASHA.email, otp: true });
     await drain(t);
     const next = await tokensOf(t, key, 'acme', refId);
     add('link token', ...Object.values(next));
-    await signAs(t, { orgId: 'acme', refId, order: 2, token: next[2], email: VIKRAM.email, otp: true });
+    const second = await signAs(t, { orgId: 'acme', refId, order: 2, token: next[2], email: VIKRAM.email, otp: true });
+    // The signer sessions the OTPs opened (sent in x-signer-session with every later call).
+    add('signer session', first.session as string, second.session as string);
+    expect(first.session).toMatch(/^[\w-]{43}$/);
     await drain(t);
     expect(
       ((await t.db.query('SELECT status FROM requests WHERE ref_id = ?', [refId])) as { status: string }[])[0].status,

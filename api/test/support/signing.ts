@@ -123,8 +123,11 @@ export interface SignAs {
   position?: { latitude: number; longitude: number };
 }
 
-/** The recipient's whole path through the API: OTP, opened, accepted, method, signature. */
-export async function signAs(t: TestApp, s: SignAs): Promise<void> {
+/**
+ * The recipient's whole path through the API: OTP, opened, accepted, method, signature. Answers the signer session
+ * the OTP's verification opened (when there was one).
+ */
+export async function signAs(t: TestApp, s: SignAs): Promise<{ session: string | null }> {
   const h: Record<string, string> = { 'x-sign-token': s.token };
   const base = `${s.orgId}/${s.refId}/${s.order}`;
   const ref = await t.http.get(`/v1/reference/${base}`).set(h).expect(200);
@@ -162,6 +165,7 @@ export async function signAs(t: TestApp, s: SignAs): Promise<void> {
             .attach('file', sig.image, { filename: sig.filename, contentType: sig.contentType })
         : await post.send({ file: `data:image/png;base64,${(sig.png ?? SIGNATURE_PNG).toString('base64')}` });
   if (res.status !== 200) throw new Error(`esignature answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return { session: h['x-signer-session'] ?? null };
 }
 
 export async function requestRow(t: TestApp, refId: number): Promise<RequestEntity> {
