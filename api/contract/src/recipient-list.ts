@@ -10,6 +10,7 @@
  * - GET /v1/recipient/requests with `Authorization: Bearer <token>` → RecipientListResponse.
  */
 import type { PartyStatus, RequestStatus } from './status';
+import { isEmail, normaliseIndianPhone } from './validation';
 
 export const RecipientListMessages = {
   identifierInvalid: 'Please enter a valid email address or Indian phone number.',
@@ -104,6 +105,17 @@ export interface RecipientListResponse {
   identifier: string;
   expires_at: string;
   requests: RecipientListItem[];
+}
+
+/**
+ * The address a recipient logs in with, as parties are matched: a lower-case e-mail, or an Indian number as +91 and 10
+ * digits (as /v1/upload stores phone numbers); null when it is neither.
+ */
+export function normaliseRecipientIdentifier(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const text = value.trim();
+  if (text.includes('@')) return isEmail(text) ? text.toLowerCase() : null;
+  return normaliseIndianPhone(text);
 }
 
 /** What the recipient's list says about a row. */

@@ -8,6 +8,7 @@ import { AuditEventEntity } from '../modules/audit/audit-event.entity';
 import { JobEntity } from '../modules/jobs/job.entity';
 import { OutboxMessageEntity } from '../modules/notifications/outbox-message.entity';
 import { OrganisationEntity } from '../modules/organisations/organisation.entity';
+import { RecipientListLoginEntity } from '../modules/recipient-list/recipient-list-login.entity';
 import { OtpEntity } from '../modules/recipients/otp.entity';
 import { PartyEntity } from '../modules/requests/party.entity';
 import { RequestEntity } from '../modules/requests/request.entity';
@@ -37,4 +38,5 @@ export const ENTITIES = [
   EsignTransactionEntity,
   SandboxSessionEntity,
   DscAgentSessionEntity,
+  RecipientListLoginEntity,
 ];

@@ -13,10 +13,12 @@ import { RequestsService, toRefId } from './requests.service';
  * The request's detail shows who rejected, when and why (issue 18, point 2): `rejected_at` and `remark` of each party
  * that rejected, from the party rows (the list service may fill them already; the rows say the same).
  */
-function withRejections(item: RequestListItem, parties: Map<number, PartyEntity[]>): RequestListItem {
-  const rows = parties.get(item.refId) ?? [];
+function withRejections(
+  item: RequestListItem,
+  rejections: Pick<PartyEntity, 'order' | 'rejectedAt' | 'rejectRemark'>[],
+): RequestListItem {
   for (const view of item.data) {
-    const row = rows.find((p) => p.order === view.order);
+    const row = rejections.find((p) => p.order === view.order);
     if (!row?.rejectedAt) continue;
     view.rejected_at = row.rejectedAt.toISOString();
     view.remark = row.rejectRemark;
@@ -59,7 +61,8 @@ export class RestRequestsController {
   @Get('requests/:id')
   async one(@Auth() auth: AuthContext, @Param('id') id: string): Promise<RequestListItem> {
     const refId = refIdOf(id);
-    return withRejections(await this.lists.one(auth.orgId, refId, false), await this.requests.partiesOf([refId]));
+    const item = await this.lists.one(auth.orgId, refId, false);
+    return withRejections(item, await this.requests.rejectionsOf(auth.orgId, refId));
   }
 
   @ApiOperation({ summary: 'Cancel a sent request and remove it from the list.' })

@@ -9,6 +9,7 @@ import { ClientReference1795401397417 } from './1795401397417-ClientReference';
 import { JobInterruptions1795418643334 } from './1795418643334-JobInterruptions';
 import { OrgTimeZoneTutorial1795550518226 } from './1795550518226-OrgTimeZoneTutorial';
 import { UserEmail1795551100444 } from './1795551100444-UserEmail';
+import { RecipientListLogins1795551249504 } from './1795551249504-RecipientListLogins';
 
 export const SQLITE_MIGRATIONS = [
   Init1795318066055,
@@ -21,4 +22,5 @@ export const SQLITE_MIGRATIONS = [
   JobInterruptions1795418643334,
   OrgTimeZoneTutorial1795550518226,
   UserEmail1795551100444,
+  RecipientListLogins1795551249504,
 ];
