@@ -49,7 +49,7 @@ test.describe("the product's purple outside the console", () => {
     // Nothing left of the old blue.
     const blues = await page.evaluate(
       () =>
-        [...document.querySelectorAll('*')].filter((el) =>
+        Array.from(document.querySelectorAll('*')).filter((el) =>
           ['color', 'background-color', 'border-top-color'].some((p) =>
             getComputedStyle(el).getPropertyValue(p).includes('21, 101, 192'),
           ),
