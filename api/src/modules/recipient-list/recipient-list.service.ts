@@ -10,16 +10,17 @@ import {
   type RecipientListResponse,
   type RecipientLoginResponse,
   type RecipientVerifyResponse,
-  type RequestStatus,
 } from '@esign/contract';
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { DataSource, LessThan, MoreThan } from 'typeorm';
+import { DataSource, In, LessThan, MoreThan, Raw } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { safeEqual } from '../auth/secrets';
 import { NotificationsService } from '../notifications/notifications.service';
 import { recipientListOtp } from '../notifications/templates';
+import { OrganisationEntity } from '../organisations/organisation.entity';
 import { PartyEntity } from '../requests/party.entity';
+import { RequestEntity } from '../requests/request.entity';
 import { AppSecretService } from '../secrets/app-secret.service';
 import { LinksService } from '../secrets/links.service';
 import { RecipientListLoginEntity } from './recipient-list-login.entity';
@@ -34,28 +35,8 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 const tooMany = (message: string, retryAfterSeconds: number) =>
   new AppError('TOO_MANY_ATTEMPTS', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
-/** One row of the list query: the party, its request and its organisation. */
-interface ListRow {
-  ref_id: number | string;
-  party_order: number | string;
-  observer: number | boolean | string;
-  status: PartyStatus;
-  token_nonce: string | null;
-  filename: string;
-  request_status: RequestStatus;
-  submitted_at: Date | string | null;
-  created_at: Date | string;
-  org_id: string;
-  org_name: string;
-  time_zone: string;
-}
-
-const iso = (value: Date | string | null): string | null => {
-  if (value === null) return null;
-  // SQLite answers the datetime(3) text as stored (UTC, without a zone); MySQL a Date.
-  const date = value instanceof Date ? value : new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
-};
+type MatchedParty = Pick<PartyEntity, 'id' | 'orgId' | 'refId' | 'order' | 'observer' | 'status' | 'tokenNonce'>;
+type SentRequest = Pick<RequestEntity, 'refId' | 'orgId' | 'filename' | 'status' | 'submittedAt' | 'createdAt'>;
 
 /**
  * /list, the recipient's own list (issue 18, point 13): an e-mail address or Indian phone number, a 6-digit OTP sent
@@ -204,71 +185,92 @@ export class RecipientListService {
       : null;
     if (!login?.tokenExpiresAt || login.tokenExpiresAt.getTime() <= this.clock.now().getTime())
       throw new AppError('SESSION_EXPIRED', RecipientListMessages.sessionInvalid);
-    const rows: ListRow[] = await this.matching(login.identifier)
-      .innerJoin('organisations', 'o', 'o.id = p.org_id')
-      .select([
-        'p.ref_id AS ref_id',
-        'p.party_order AS party_order',
-        'p.observer AS observer',
-        'p.status AS status',
-        'p.token_nonce AS token_nonce',
-        'r.filename AS filename',
-        'r.status AS request_status',
-        'r.submitted_at AS submitted_at',
-        'r.created_at AS created_at',
-        'o.id AS org_id',
-        'o.name AS org_name',
-        'o.time_zone AS time_zone',
-      ])
-      .orderBy('r.submitted_at', 'DESC')
-      .addOrderBy('r.created_at', 'DESC')
-      .addOrderBy('p.ref_id', 'DESC')
-      .addOrderBy('p.party_order', 'ASC')
-      .limit(Limits.recipientListMaxRows)
-      .getRawMany();
-    const requests = await Promise.all(rows.map((row) => this.item(row)));
+    const parties = await this.partiesWith(login.identifier);
+    const sent = await this.sentRequests(parties.map((p) => p.refId));
+    const orgs = sent.length
+      ? await this.db.getRepository(OrganisationEntity).find({
+          where: { id: In([...new Set(sent.map((r) => r.orgId))]) },
+          select: { id: true, name: true, timeZone: true },
+        })
+      : [];
+    const requestOf = new Map(sent.map((r) => [`${r.orgId}:${r.refId}`, r]));
+    const orgOf = new Map(orgs.map((o) => [o.id, o]));
+    const rows: { party: MatchedParty; req: SentRequest; org: Pick<OrganisationEntity, 'name' | 'timeZone'> }[] = [];
+    for (const party of parties) {
+      const req = requestOf.get(`${party.orgId}:${party.refId}`);
+      const org = req && orgOf.get(req.orgId);
+      if (req && org) rows.push({ party, req, org });
+    }
+    // Newest first (the time it was sent), then by Ref ID and the party's order.
+    rows.sort(
+      (a, b) =>
+        (b.req.submittedAt ?? b.req.createdAt).getTime() - (a.req.submittedAt ?? a.req.createdAt).getTime() ||
+        b.req.refId - a.req.refId ||
+        a.party.order - b.party.order,
+    );
+    const requests = await Promise.all(rows.slice(0, Limits.recipientListMaxRows).map((row) => this.item(row)));
     return { code: 200, identifier: login.identifier, expires_at: login.tokenExpiresAt.toISOString(), requests };
   }
 
-  private async item(row: ListRow): Promise<RecipientListItem> {
-    const observer = row.observer === true || row.observer === 1 || row.observer === '1';
-    const refId = Number(row.ref_id);
-    const order = Number(row.party_order);
-    const mayAct = row.request_status === 'in-progress' && !observer && ACTIONABLE.includes(row.status);
+  private async item({
+    party,
+    req,
+    org,
+  }: {
+    party: MatchedParty;
+    req: SentRequest;
+    org: Pick<OrganisationEntity, 'name' | 'timeZone'>;
+  }): Promise<RecipientListItem> {
+    const mayAct = req.status === 'in-progress' && !party.observer && ACTIONABLE.includes(party.status);
     return {
-      ref_id: refId,
-      order,
-      filename: row.filename,
-      organisation: row.org_name,
-      sent_at: iso(row.submitted_at),
-      time_zone: row.time_zone,
-      role: observer ? 'copy' : 'signer',
-      status: row.status,
-      request_status: row.request_status,
+      ref_id: req.refId,
+      order: party.order,
+      filename: req.filename,
+      organisation: org.name,
+      sent_at: req.submittedAt?.toISOString() ?? null,
+      time_zone: org.timeZone,
+      role: party.observer ? 'copy' : 'signer',
+      status: party.status,
+      request_status: req.status,
       // The party's current nonce: the link of its (latest) invitation, never a new one.
-      sign_url: mayAct ? await this.links.signUrl(row.org_id, refId, order, row.token_nonce) : null,
+      sign_url: mayAct ? await this.links.signUrl(req.orgId, req.refId, party.order, party.tokenNonce) : null,
     };
   }
 
-  /** Parties with this address on sent requests (drafts are nobody's business yet). */
-  private matching(identifier: string) {
-    const qb = this.db
-      .createQueryBuilder()
-      .from(PartyEntity, 'p')
-      .innerJoin('requests', 'r', 'r.ref_id = p.ref_id AND r.org_id = p.org_id')
-      .where('r.is_draft = :draft', { draft: false });
-    return identifier.includes('@')
-      ? qb.andWhere('LOWER(p.email) = :identifier', { identifier })
-      : qb.andWhere('p.phone_number = :identifier', { identifier });
+  /**
+   * The parties with this address, on any request. One scan of the parties (no index holds the address), whether or
+   * not any matches: an address with requests is not answered sooner than one without.
+   */
+  private partiesWith(identifier: string): Promise<MatchedParty[]> {
+    return this.db.getRepository(PartyEntity).find({
+      select: { id: true, orgId: true, refId: true, order: true, observer: true, status: true, tokenNonce: true },
+      where: identifier.includes('@')
+        ? // Addresses are kept as typed: compared without case (ASCII, as SQLite's LOWER and MySQL's collations do).
+          { email: Raw((column) => `LOWER(${column}) = :identifier`, { identifier }) }
+        : { phoneNumber: identifier },
+    });
   }
 
-  /** The organisation the OTP message is filed under: that of the latest request to the address. */
+  /** Those of these requests that were sent (drafts are nobody's business yet). */
+  private async sentRequests(refIds: number[]): Promise<SentRequest[]> {
+    if (!refIds.length) return [];
+    return this.db.getRepository(RequestEntity).find({
+      select: {
+        refId: true,
+        orgId: true,
+        filename: true,
+        status: true,
+        submittedAt: true,
+        createdAt: true,
+      },
+      where: { refId: In([...new Set(refIds)]), isDraft: false },
+    });
+  }
+
+  /** The organisation the OTP message is filed under: that of the latest sent request to the address. */
   private async latestParty(identifier: string): Promise<{ orgId: string } | null> {
-    const row = await this.matching(identifier)
-      .select('p.org_id', 'orgId')
-      .orderBy('r.created_at', 'DESC')
-      .limit(1)
-      .getRawOne<{ orgId: string }>();
-    return row ?? null;
+    const sent = await this.sentRequests((await this.partiesWith(identifier)).map((p) => p.refId));
+    sent.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    return sent[0] ? { orgId: sent[0].orgId } : null;
   }
 }
