@@ -13,6 +13,7 @@ import { MetricsModule } from './modules/metrics/metrics.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { OrganisationsModule } from './modules/organisations/organisations.module';
 import { RedisModule } from './modules/redis/redis.module';
+import { RecipientListModule } from './modules/recipient-list/recipient-list.module';
 import { RecipientsModule } from './modules/recipients/recipients.module';
 import { RequestsModule } from './modules/requests/requests.module';
 import { SecretsModule } from './modules/secrets/secrets.module';
@@ -63,6 +64,7 @@ export class AppModule {
         RequestsModule,
         SigningModule,
         RecipientsModule,
+        RecipientListModule,
       ],
       // WebController last: its routes are exact paths, but keep the API's first in the route table.
       controllers: [HealthController, WebController],

@@ -70,10 +70,32 @@ export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageI
     .requiredOption('--username <username>', 'sign-in name')
     .option('--password <password>', 'password (visible to other local users; prefer --password-stdin)')
     .option('--password-stdin', 'read the password from standard input')
-    .action(async (opts: { org: string; username: string; password?: string; passwordStdin?: boolean }) => {
-      const secret = await password(opts);
-      const user = await withServices((app) => app.get(UsersService).create(opts.org, opts.username, secret));
-      io.out(`Created user '${user.username}' in organisation '${user.orgId}'.`);
+    .option('--email <address>', 'where the product writes to the user (e.g. when a request they sent is rejected)')
+    .action(
+      async (opts: { org: string; username: string; password?: string; passwordStdin?: boolean; email?: string }) => {
+        const secret = await password(opts);
+        const user = await withServices((app) =>
+          app.get(UsersService).create(opts.org, opts.username, secret, opts.email),
+        );
+        io.out(
+          `Created user '${user.username}' in organisation '${user.orgId}'${user.email ? ` with e-mail ${user.email}` : ''}.`,
+        );
+      },
+    );
+
+  program
+    .command('set-email')
+    .description("Set a staff user's e-mail address (rejections of the requests they sent are written there).")
+    .requiredOption('--username <username>', 'sign-in name')
+    .option('--email <address>', 'the e-mail address')
+    .option('--clear', 'remove the address: nothing is sent to the user')
+    .action(async (opts: { username: string; email?: string; clear?: boolean }) => {
+      if (Boolean(opts.email) === Boolean(opts.clear))
+        throw new AppError('VALIDATION_FAILED', 'Give --email <address> or --clear.');
+      const user = await withServices((app) => app.get(UsersService).setEmail(opts.username, opts.email ?? null));
+      io.out(
+        user.email ? `E-mail of '${user.username}' set to ${user.email}.` : `E-mail of '${user.username}' removed.`,
+      );
     });
 
   program

@@ -2,13 +2,22 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { UsersService } from './modules/auth/users.service';
 import { OrganisationsService } from './modules/organisations/organisations.service';
 
-export const DEMO = { orgId: 'demo', orgName: 'Demo Organisation', username: 'demo', password: 'demo1234' } as const;
+export const DEMO = {
+  orgId: 'demo',
+  orgName: 'Demo Organisation',
+  username: 'demo',
+  password: 'demo1234',
+  email: 'demo@example.in',
+} as const;
 
-/** On an empty database (and never in production) creates organisation `demo` with staff user demo / demo1234. */
+/**
+ * On an empty database (and never in production) creates organisation `demo` with staff user demo / demo1234, whose
+ * e-mail (demo@example.in, the dev outbox's) receives the rejections of the requests it sends.
+ */
 export async function seedDemo(app: INestApplicationContext): Promise<boolean> {
   const organisations = app.get(OrganisationsService);
   if ((await organisations.count()) > 0) return false;
   await organisations.create({ id: DEMO.orgId, name: DEMO.orgName, mode: 'test', tag: DEMO.orgId });
-  await app.get(UsersService).create(DEMO.orgId, DEMO.username, DEMO.password);
+  await app.get(UsersService).create(DEMO.orgId, DEMO.username, DEMO.password, DEMO.email);
   return true;
 }

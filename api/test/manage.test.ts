@@ -50,7 +50,47 @@ describe('the management command', () => {
     }
   });
 
+  it("gives a user an e-mail address at creation or later, and removes it (where a rejection's e-mail goes)", async () => {
+    const emailOf = async (username: string) => {
+      const ds = createDataSource(loadConfig(env));
+      await ds.initialize();
+      try {
+        return (
+          (await ds.query('SELECT email FROM users WHERE username = ?', [username])) as { email: string | null }[]
+        )[0].email;
+      } finally {
+        await ds.destroy();
+      }
+    };
+    let out = io();
+    const create = ['create-user', '--org', 'acme', '--username', 'carol', '--password', 'long-enough'];
+    expect(await manage([...create, '--email', ' Carol@Acme.example '], env, out)).toBe(0);
+    expect(out.lines).toEqual(["Created user 'carol' in organisation 'acme' with e-mail Carol@Acme.example."]);
+    expect(await emailOf('carol')).toBe('Carol@Acme.example');
+
+    out = io();
+    expect(await manage(['set-email', '--username', 'alice', '--email', 'alice@acme.example'], env, out)).toBe(0);
+    expect(out.lines).toEqual(["E-mail of 'alice' set to alice@acme.example."]);
+    expect(await emailOf('alice')).toBe('alice@acme.example');
+
+    out = io();
+    expect(await manage(['set-email', '--username', 'alice', '--clear'], env, out)).toBe(0);
+    expect(out.lines).toEqual(["E-mail of 'alice' removed."]);
+    expect(await emailOf('alice')).toBeNull();
+  });
+
   it.each([
+    [
+      ['create-user', '--org', 'acme', '--username', 'dave', '--password', 'long-enough', '--email', 'not-an-email'],
+      "'not-an-email' is not a valid e-mail address.",
+    ],
+    [['set-email', '--username', 'alice', '--email', 'a@b'], "'a@b' is not a valid e-mail address."],
+    [['set-email', '--username', 'ghost', '--email', 'ghost@acme.example'], "No user 'ghost'."],
+    [['set-email', '--username', 'alice'], 'Give --email <address> or --clear.'],
+    [
+      ['set-email', '--username', 'alice', '--email', 'a@acme.example', '--clear'],
+      'Give --email <address> or --clear.',
+    ],
     [['create-org', '--id', 'acme', '--name', 'Again'], "The organisation 'acme' exists already."],
     [['create-org', '--id', 'Bad Id!', '--name', 'x'], 'An organisation id is 2 to 64 characters'],
     [

@@ -1,3 +1,4 @@
+import { Brand } from '@esign/contract';
 import { createServer, type Server } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { JobEntity } from '../src/modules/jobs/job.entity';
@@ -10,7 +11,9 @@ import {
   failed,
   invitation,
   otp,
+  recipientListOtp,
   rejected,
+  rejectedToSender,
   reminder,
   type BuiltMessage,
 } from '../src/modules/notifications/templates';
@@ -275,12 +278,27 @@ describe('the dev outbox', () => {
 
 describe('message templates', () => {
   const base = { orgName: 'Acme Corp', partyName: 'Ravi', filename: 'lease.pdf' };
+  /** 25 Nov 2026, 12:58 am in India. */
+  const REJECTED_AT = new Date('2026-11-24T19:28:00Z');
   const all: [string, BuiltMessage][] = [
     ['invitation', invitation({ ...base, senderName: 'Asha', signUrl: SIGN_URL })],
     ['reminder', reminder({ ...base, signUrl: SIGN_URL })],
     ['otp', otp({ ...base, code: '123456' })],
     ['completed', completed({ ...base, downloadUrl: 'http://localhost:3000/v1/download/acme/1?token=abc' })],
-    ['rejected', rejected({ ...base, rejectedBy: 'Meera', remark: 'Wrong amount on page 2' })],
+    ['rejected', rejected({ ...base, rejectedBy: 'Meera', remark: 'Wrong amount on page 2', rejectedAt: REJECTED_AT })],
+    [
+      'rejected to the sender',
+      rejectedToSender({
+        ...base,
+        partyName: 'Ravi',
+        rejectedBy: 'Meera',
+        rejectedByEmail: 'meera@example.in',
+        rejectedByOrder: 2,
+        remark: 'Wrong amount on page 2',
+        rejectedAt: REJECTED_AT,
+        refId: 4711,
+      }),
+    ],
     ['failed', failed({ ...base, reason: 'The signature could not be applied.' })],
     ['expired', expired(base)],
   ];
@@ -304,8 +322,13 @@ describe('message templates', () => {
     expect(by.otp.subject).not.toContain('123456');
     expect(by.completed.text).toContain('http://localhost:3000/v1/download/acme/1?token=abc');
     expect(by.completed.sms).toContain('http://localhost:3000/v1/download/acme/1?token=abc');
-    expect(by.rejected.text).toContain('Meera rejected "lease.pdf"');
+    expect(by.rejected.text).toContain('Meera rejected "lease.pdf" on 25 Nov 2026, 12:58 am IST.');
     expect(by.rejected.text).toContain('Remark: Wrong amount on page 2');
+    expect(by['rejected to the sender'].subject).toBe('Rejected by Meera: "lease.pdf" (Ref ID 4711)');
+    expect(by['rejected to the sender'].text).toContain(
+      'Meera <meera@example.in>, recipient 2, rejected "lease.pdf" (Ref ID 4711) on 25 Nov 2026, 12:58 am IST.',
+    );
+    expect(by['rejected to the sender'].text).toContain('Remark: Wrong amount on page 2');
     expect(by.failed.text).toContain('The signature could not be applied.');
     expect(by.expired.text).toContain('has expired');
     for (const [, m] of [all[0], all[1]]) expect(m.sms).toContain(SIGN_URL);
@@ -329,13 +352,68 @@ describe('message templates', () => {
     expect(m.text).toContain(`Hello ${evil},`);
     for (const [, built] of [
       ['otp', otp({ ...base, partyName: evil, code: '123456' })],
-      ['rejected', rejected({ ...base, rejectedBy: evil, remark: evil })],
+      ['rejected', rejected({ ...base, rejectedBy: evil, remark: evil, rejectedAt: REJECTED_AT })],
+      [
+        'rejected to the sender',
+        rejectedToSender({
+          ...base,
+          rejectedBy: evil,
+          remark: evil,
+          rejectedAt: REJECTED_AT,
+          rejectedByEmail: evil,
+          rejectedByOrder: 1,
+        }),
+      ],
       ['failed', failed({ ...base, reason: evil })],
       ['expired', expired({ ...base, filename: evil })],
     ] as const) {
       expect(built.html).not.toContain('<script>');
       expect(built.html).toContain('&lt;script&gt;');
     }
+  });
+
+  it("writes every time with formatDateTime in the organisation's time zone", () => {
+    const rejectedAt = new Date('2026-07-24T19:28:00Z');
+    const india = rejected({ ...base, rejectedBy: 'Meera', rejectedAt });
+    expect(india.text).toContain('on 25 Jul 2026, 12:58 am IST.');
+    expect(india.sms).toContain('on 25 Jul 2026, 12:58 am IST.');
+    const london = rejected({ ...base, rejectedBy: 'Meera', rejectedAt, timeZone: 'Europe/London' });
+    expect(london.text).toContain('on 24 Jul 2026, 8:28 pm GMT+1.');
+    const sender = rejectedToSender({
+      ...base,
+      rejectedBy: 'Meera',
+      rejectedAt,
+      rejectedByEmail: 'meera@example.in',
+      rejectedByOrder: 1,
+      timeZone: 'America/New_York',
+    });
+    expect(sender.text).toContain('on 24 Jul 2026, 3:28 pm GMT-4.');
+    const invite = invitation({ ...base, signUrl: SIGN_URL, expiresAt: rejectedAt, timeZone: 'Asia/Kolkata' });
+    expect(invite.text).toContain('The request expires on 25 Jul 2026, 12:58 am IST.');
+    expect(invite.html).toContain('The request expires on 25 Jul 2026, 12:58 am IST.');
+    expect(reminder({ ...base, signUrl: SIGN_URL, expiresAt: rejectedAt, timeZone: 'UTC' }).text).toContain(
+      'The request expires on 24 Jul 2026, 7:28 pm UTC.',
+    );
+  });
+
+  it("draws the buttons in the product's purple (the console's primary colour)", () => {
+    const m = invitation({ ...base, signUrl: SIGN_URL });
+    const button = /<a href="[^"]*" style="([^"]*)">Review and sign the document<\/a>/.exec(m.html)?.[1] ?? '';
+    expect(button).toContain(`background:${Brand.primary};`);
+    expect(button).toContain(`color:${Brand.onPrimary};`);
+    expect(Brand.primary).toBe('#5E35B1');
+    expect(completed({ ...base, downloadUrl: SIGN_URL }).html).toContain(`background:${Brand.primary};`);
+    expect(m.html).not.toContain('#1565c0');
+  });
+
+  it("the list's OTP names no organisation or document and keeps the code out of the subject", () => {
+    const m = recipientListOtp({ code: '654321' });
+    expect(m.text).toContain('654321');
+    expect(m.sms).toContain('654321');
+    expect(m.subject).not.toContain('654321');
+    expect(m.text).toContain('valid for 10 minutes');
+    expect(m.text).not.toContain('via e-Sign');
+    expect(() => recipientListOtp({ code: '65432' })).toThrow(/6 digits/);
   });
 
   it('refuses links that are not http(s) and codes that are not 6 digits', () => {

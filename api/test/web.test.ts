@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { UsersService } from '../src/modules/auth/users.service';
 import { DEMO, seedDemo } from '../src/seed';
 import { readFixture } from './support/fixtures';
 import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
@@ -241,6 +242,8 @@ describe('demo seed', () => {
       const consumer = await t.http.get(`/consumers/${DEMO.username}`).auth(DEMO.username, DEMO.password).expect(200);
       expect(consumer.body.tags).toEqual(['demo', 'demo', 'test']);
       await signIn(t, DEMO.username, DEMO.password);
+      // The demo user hears of rejections at an address the dev outbox shows.
+      expect((await t.app.get(UsersService).findByUsername(DEMO.username))?.email).toBe('demo@example.in');
     } finally {
       await t.close();
     }

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatDateTime } from '@esign/contract';
 import { DEMO, runCli, startApi, type StartedApi } from './support/api-server';
 import { fixturePdf, signaturePngDataUrl } from './support/fixtures';
 
@@ -233,6 +234,51 @@ describe('esign-cli account and request commands against the built API', () => {
     expect(lines.some((l) => l.startsWith(`${refId},`))).toBe(true);
     const json = JSON.parse(cli(['report', '--from', today, '--to', today, '--format', 'json']).stdout);
     expect(json.find((r: { refId: number }) => r.refId === one).duration_seconds).toEqual(expect.any(Number));
+  });
+
+  it("shows who rejected a request, when (in the organisation's time zone) and why", async () => {
+    const sent = cli([
+      '--json',
+      'send',
+      PDF(),
+      '--no-otp',
+      '--signer',
+      'Asha Rao,asha@example.in,9876543210,e-Signature',
+      '--signer',
+      'Vikram Shah,vikram@example.in,9123456789,e-Signature',
+    ]);
+    expect(sent.code).toBe(0);
+    const { refId: rejected, recipients } = JSON.parse(sent.stdout) as {
+      refId: number;
+      recipients: Array<{ order: number; sign_url: string }>;
+    };
+    const token = new URL(recipients[1].sign_url).searchParams.get('token') as string;
+    const res = await fetchRetry(`${api.url}/v1/esign/reject/${DEMO.orgId}/${rejected}/2`, {
+      method: 'POST',
+      headers: { 'x-sign-token': token, 'content-type': 'application/json' },
+      body: JSON.stringify({ remark: 'The fee in clause 3 is wrong.' }),
+    });
+    expect(res.status).toBe(200);
+
+    const json = JSON.parse(cli(['--json', 'status', String(rejected)]).stdout);
+    expect(json.status).toBe('rejected');
+    const vikram = json.parties.find((p: { order: number }) => p.order === 2);
+    expect(vikram).toMatchObject({ status: 'rejected', remark: 'The fee in clause 3 is wrong.' });
+    expect(Number.isNaN(Date.parse(vikram.rejected_at))).toBe(false);
+    expect(json.parties.find((p: { order: number }) => p.order === 1).rejected_at).toBeNull();
+
+    const run = cli(['status', String(rejected)]);
+    expect(run.code).toBe(0);
+    const when = formatDateTime(vikram.rejected_at, 'Asia/Kolkata');
+    expect(when).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{1,2}:\d{2} [ap]m IST$/);
+    expect(run.stdout).toContain(`Rejected by 2. Vikram Shah on ${when}`);
+    expect(run.stdout).toContain('Remark:  The fee in clause 3 is wrong.');
+    expect(run.stdout).toContain(`Created: ${formatDateTime(json.created, 'Asia/Kolkata')}`);
+    // No ISO 8601 time in what a person reads.
+    expect(run.stdout).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
+    const listed = cli(['list', '--status', 'rejected']);
+    expect(listed.stdout).toContain(formatDateTime(json.created, 'Asia/Kolkata'));
+    expect(listed.stdout).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
   });
 
   it('answers errors as JSON with --json', () => {

@@ -1,4 +1,11 @@
-import { Headers as ApiHeaders, Messages, StaffRoutes, SignerRoutes, logoPath } from '@esign/contract';
+import {
+  Headers as ApiHeaders,
+  Messages,
+  RecipientListTexts,
+  StaffRoutes,
+  SignerRoutes,
+  logoPath,
+} from '@esign/contract';
 import type { Page } from '@playwright/test';
 import { DEMO, expect, shot, storage, test } from './fixtures';
 
@@ -179,10 +186,14 @@ test.describe('public pages', () => {
     await expect(page.getByRole('heading')).toHaveText(Messages.mailSent);
   });
 
-  test('/list shows only the client layout', async ({ page }) => {
+  test("/list shows the client layout with the recipient's own list, and nothing of the staff console", async ({
+    page,
+  }) => {
     const response = await page.goto(StaffRoutes.list);
     expect(response?.status()).toBe(200);
     await expect(page).toHaveURL(path(StaffRoutes.list));
-    await expect(page.getByRole('main')).toBeEmpty();
+    await expect(page.getByRole('main').getByRole('heading', { name: RecipientListTexts.heading })).toBeVisible();
+    await expect(page.getByRole('button', { name: Messages.signOut })).toHaveCount(0);
+    await expect(page.getByRole('link', { name: Messages.navDashboard })).toHaveCount(0);
   });
 });

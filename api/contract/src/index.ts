@@ -11,3 +11,5 @@ export * from './recipients';
 export * from './validation';
 export * from './face';
 export * from './dates';
+export * from './brand';
+export * from './recipient-list';

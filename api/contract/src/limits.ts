@@ -47,6 +47,12 @@ export const Limits = {
   defaultBoxHeight: 50,
   nameSignatureFontPx: 24,
   defaultRequestExpiryDays: 30,
+  /** /list (the recipient's own list): OTPs asked from one network address in an hour, whatever the identifier. */
+  recipientListOtpsPerIpPerHour: 20,
+  /** How long a verified recipient's list token works. */
+  recipientListSessionSeconds: 1800,
+  /** Rows the recipient's list shows at most (newest first). */
+  recipientListMaxRows: 200,
 } as const;
 
 /** The signature rectangle the client sends when a box was never dragged (spec section 5). */

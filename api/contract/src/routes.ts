@@ -37,6 +37,13 @@ export const API_PREFIXES = ['/v1', '/api', '/consumers', '/docs', '/health', '/
 
 export const logoPath = (orgId: string): string => `/docs/logos/${encodeURIComponent(orgId)}.png`;
 
+/**
+ * The product's own logo, for pages that belong to no one organisation (/list, the recipient's list across
+ * organisations): the logo path of an id no organisation can have (ids start with a letter or digit), which the API
+ * answers with the product's default logo.
+ */
+export const PRODUCT_LOGO_PATH = '/docs/logos/_product.png';
+
 /** Header names of the contract. */
 export const Headers = {
   apiKey: 'apikey',

@@ -8,6 +8,7 @@ import { AuditEventEntity } from '../modules/audit/audit-event.entity';
 import { JobEntity } from '../modules/jobs/job.entity';
 import { OutboxMessageEntity } from '../modules/notifications/outbox-message.entity';
 import { OrganisationEntity } from '../modules/organisations/organisation.entity';
+import { RecipientListLoginEntity } from '../modules/recipient-list/recipient-list-login.entity';
 import { OtpEntity } from '../modules/recipients/otp.entity';
 import { SignerSessionEntity } from '../modules/recipients/signer-session.entity';
 import { PartyEntity } from '../modules/requests/party.entity';
@@ -39,4 +40,5 @@ export const ENTITIES = [
   SandboxSessionEntity,
   DscAgentSessionEntity,
   SignerSessionEntity,
+  RecipientListLoginEntity,
 ];

@@ -1,4 +1,4 @@
-import { Limits, Messages, RecipientMessages } from '@esign/contract';
+import { Limits, Messages, RecipientListMessages, RecipientMessages } from '@esign/contract';
 import { randomInt } from 'node:crypto';
 import { SIGNERS } from '../support/requests';
 import { latestOtp, partyRow, sendForSigning } from '../support/signing';
@@ -117,6 +117,48 @@ describe('brute force', () => {
     });
   });
 
+  describe("the recipient's list (/list)", () => {
+    it(`locks a list OTP after ${Limits.otpMaxVerifyAttempts} wrong guesses and bounds the codes per address and per network`, async () => {
+      const who = { ...SIGNERS[0], email: 'list-guess@example.in' };
+      await sendForSigning(t, key, 'acme', { recipients: [who], otpRequired: false }, [{ order: 1, pageNo: [1] }]);
+      const started = await t.http.post('/v1/recipient/login').send({ identifier: who.email }).expect(200);
+      const code = await latestOtp(t, who.email);
+      const wrong = () => String((Number(code) + 1 + randomInt(0, 999_998)) % 1_000_000).padStart(6, '0');
+      const verify = (otp: string) => t.http.post('/v1/recipient/verify').send({ id: started.body.id, otp });
+      for (let i = 1; i <= Limits.otpMaxVerifyAttempts; i++) {
+        const res = await verify(wrong()).expect(400);
+        expect(res.body).toMatchObject({
+          message: Messages.otpInvalid,
+          attempts_left: Limits.otpMaxVerifyAttempts - i,
+        });
+      }
+      for (const otp of [wrong(), code]) {
+        const res = await verify(otp).expect(429);
+        expect(res.body.message).toBe(RecipientListMessages.tooManyAttempts);
+        expect(res.body.token).toBeUndefined();
+      }
+      // At most otpMaxSendsPerHour codes an hour for the address: at most 5 × 5 guesses an hour out of a million.
+      for (let i = 1; i < Limits.otpMaxSendsPerHour; i++) {
+        t.clock.advance(Limits.otpResendSeconds);
+        await t.http.post('/v1/recipient/login').send({ identifier: who.email }).expect(200);
+      }
+      t.clock.advance(Limits.otpResendSeconds);
+      const many = await t.http.post('/v1/recipient/login').send({ identifier: who.email }).expect(429);
+      expect(many.body.message).toBe(RecipientListMessages.tooManySends);
+      // And from one network address across addresses (a forged X-Forwarded-For is no other address).
+      t.clock.advance(3601);
+      for (let i = 0; i < Limits.recipientListOtpsPerIpPerHour; i++)
+        await t.http
+          .post('/v1/recipient/login')
+          .set('x-forwarded-for', `203.0.113.${i}`)
+          .send({ identifier: `spray${i}@example.in` })
+          .expect(200);
+      const sprayed = await t.http.post('/v1/recipient/login').send({ identifier: 'spray-x@example.in' }).expect(429);
+      expect(sprayed.body.message).toBe(RecipientListMessages.tooManyFromNetwork);
+      t.clock.advance(3601);
+    });
+  });
+
   describe('sign-in', () => {
     it('answers 429 with Retry-After after LOGIN_MAX_FAILURES, even with the right password, until the window ends', async () => {
       await createOrgWithUser(t, 'throttled', 'bruno', 'bruno-password');
@@ -199,6 +241,17 @@ describe('brute force', () => {
       // Spread over the 10-digit range, not clustered.
       const spread = Math.max(...refIds) - Math.min(...refIds);
       expect(spread).toBeGreaterThan(1e9);
+    });
+
+    it("the recipient list's tokens: 256 random bits, distinct", async () => {
+      const listTokens: string[] = [];
+      for (let i = 0; i < 48; i++) {
+        t.clock.advance(3601);
+        const started = await t.http.post('/v1/recipient/login').send({ identifier: 'signer1@example.in' }).expect(200);
+        const otp = await latestOtp(t, 'signer1@example.in');
+        listTokens.push((await t.http.post('/v1/recipient/verify').send({ id: started.body.id, otp })).body.token);
+      }
+      expectUnguessable(listTokens, 48);
     });
 
     it('API session keys and organisation keys: 256 random bits after their prefix', async () => {

@@ -119,6 +119,21 @@ describe('secrets never reach the logs', () => {
     await t.http.get(`${documentLink.pathname}${documentLink.search}`).expect(200);
     add('document link signature', documentLink.searchParams.get('sig') as string);
 
+    // The recipient's own list: its OTP (by e-mail) and the list token (a bearer header).
+    const listLogin = await t.http.post('/v1/recipient/login').send({ identifier: ASHA.email }).expect(200);
+    const listOtp = /\b(\d{6})\b/.exec(
+      (
+        await t.db
+          .getRepository(OutboxMessageEntity)
+          .findOneOrFail({ where: { to: ASHA.email }, order: { id: 'DESC' } })
+      ).text,
+    )![1];
+    const listToken = (
+      await t.http.post('/v1/recipient/verify').send({ id: listLogin.body.id, otp: listOtp }).expect(200)
+    ).body.token as string;
+    await t.http.get('/v1/recipient/requests').set('authorization', `Bearer ${listToken}`).expect(200);
+    add('list token', listToken);
+
     // Sign out (the session key in a DELETE).
     await t.http.delete('/consumers/alice/key-auth').set('apikey', session).expect(204);
     await new Promise((r) => setImmediate(r));
@@ -142,6 +157,7 @@ describe('secrets never reach the logs', () => {
     expect(t.config.logLevel).toBe('debug');
     expect(all).toContain('/v1/esignature/acme/');
     expect(all).toContain('dev outbox: otp');
+    expect(all).toContain('/v1/recipient/requests');
     const found: string[] = [];
     for (const [kind, values] of Object.entries(secrets)) {
       expect(values.length).toBeGreaterThan(0);

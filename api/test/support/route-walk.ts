@@ -1,4 +1,4 @@
-import { SIGNER_LINK_ROUTES } from './routes';
+import { RECIPIENT_LIST_ROUTES, SIGNER_LINK_ROUTES } from './routes';
 import type { TestApp } from './test-app';
 
 /**
@@ -30,6 +30,8 @@ export const PUBLIC_ROUTES = [
   // The desktop signer agent logs in with the e-mail or phone of a request and an OTP sent there (test/dsc.test.ts).
   'POST /v1/dsc/agent/login',
   'POST /v1/dsc/agent/verify',
+  // The recipient's own list (/list): an OTP sent to the e-mail or phone, then a short-lived list token.
+  ...RECIPIENT_LIST_ROUTES,
   'GET /sign-in',
   'GET /dashboard',
   'GET /drafts',

@@ -21,3 +21,14 @@ export const SIGNER_LINK_ROUTES = [
   'GET /v1/aadhaar_discrepancy_check/:requestId',
   'POST /v1/dscToken/:orgId/:requestId',
 ].sort();
+
+/**
+ * /list, the recipient's own list (issue 18, point 13): public, no organisation key and no link token. The OTP sent to
+ * the address is the proof; the list token it gives reads only that address's rows (test/recipient-list.test.ts;
+ * guessing and the logs in test/security). They name no organisation, so there is nothing for the tenant guard.
+ */
+export const RECIPIENT_LIST_ROUTES = [
+  'POST /v1/recipient/login',
+  'POST /v1/recipient/verify',
+  'GET /v1/recipient/requests',
+].sort();

@@ -2,9 +2,11 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
   DEFAULT_RECTANGLE,
+  formatDateTime,
   Limits,
   Messages,
   RequestMessages,
+  type Organisation,
   type PartyView,
   type RequestListItem,
   type UploadResponse,
@@ -28,6 +30,19 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 async function orgIdOf(client: ApiClient): Promise<string> {
   if (client.conn.orgId) return client.conn.orgId;
   return (await client.request<WhoAmIResponse>('GET', '/api/whoami')).orgId;
+}
+
+/**
+ * The organisation's time zone, for the times the human output writes (formatDateTime, as everywhere a person reads a
+ * time); JSON output keeps ISO 8601 and asks nothing.
+ */
+async function timeZoneOf(client: ApiClient, io: { json: boolean }): Promise<string | null> {
+  if (io.json) return null;
+  const org = await client.request<Organisation>(
+    'GET',
+    `/api/organisations/${encodeURIComponent(await orgIdOf(client))}`,
+  );
+  return org.settings.time_zone;
 }
 
 function refIdArg(text: string): number {
@@ -201,12 +216,16 @@ export function registerRequests(program: Command): void {
 
   program
     .command('status')
-    .description('A request: its status and each party (order, role, status, method, sign link)')
+    .description(
+      'A request: its status and each party (order, role, status, method, signed, sign link), and who rejected it, when and why',
+    )
     .argument('<refId>', 'the Ref ID')
     .action(
       action(program, async (ctx, ref: string) => {
         const client = signedInClient(ctx.globals, ctx.env);
         const r = await getRequest(client, refIdArg(ref));
+        const zone = await timeZoneOf(client, ctx.io);
+        const when = (value: string | null | undefined) => formatDateTime(value, zone);
         const parties = r.data.map((p) => ({
           order: p.order,
           name: p.name,
@@ -216,6 +235,8 @@ export function registerRequests(program: Command): void {
           signature_type: p.signature_type,
           method: methodOf(p),
           signed_at: p.signed_at ?? null,
+          rejected_at: p.rejected_at ?? null,
+          remark: p.remark ?? null,
           sign_url: p.sign_url,
         }));
         const data = {
@@ -231,12 +252,27 @@ export function registerRequests(program: Command): void {
         emit(ctx.io, data, () => [
           `Request ${r.refId}: ${r.filename}`,
           `Status:  ${r.request_status} (${r.status_text})${r.seal_error ? ` – ${r.seal_error}` : ''}`,
-          `Created: ${r.timestamp}${r.completed_at ? `, completed ${r.completed_at}` : ''}`,
+          `Created: ${when(r.timestamp)}${r.completed_at ? `, completed ${when(r.completed_at)}` : ''}`,
           '',
           ...table(
-            ['ORDER', 'NAME', 'ROLE', 'STATUS', 'METHOD', 'SIGN LINK'],
-            parties.map((p) => [p.order, p.name, p.role, p.status, p.method ?? p.signature_type, p.sign_url]),
+            ['ORDER', 'NAME', 'ROLE', 'STATUS', 'METHOD', 'SIGNED', 'SIGN LINK'],
+            parties.map((p) => [
+              p.order,
+              p.name,
+              p.role,
+              p.status,
+              p.method ?? p.signature_type,
+              when(p.signed_at),
+              p.sign_url,
+            ]),
           ),
+          ...parties
+            .filter((p) => p.rejected_at)
+            .flatMap((p) => [
+              '',
+              `Rejected by ${p.order}. ${p.name} on ${when(p.rejected_at)}`,
+              `Remark:  ${p.remark ?? '(none)'}`,
+            ]),
         ]);
       }),
     );
@@ -255,6 +291,7 @@ export function registerRequests(program: Command): void {
           throw new CliError('--limit must be a positive number.', ExitCode.usage);
         const since = opts.since ? dateArg(opts.since, '--since') : null;
         const client = signedInClient(ctx.globals, ctx.env);
+        const zone = await timeZoneOf(client, ctx.io);
         const rows = await allRequests(
           client,
           opts.search,
@@ -274,7 +311,7 @@ export function registerRequests(program: Command): void {
           data.length
             ? table(
                 ['REFID', 'FILE', 'CREATED', 'STATUS', 'PROGRESS'],
-                data.map((r) => [r.refId, r.filename, r.created, r.status, r.status_text]),
+                data.map((r) => [r.refId, r.filename, formatDateTime(r.created, zone), r.status, r.status_text]),
               )
             : Messages.noRecordsFound,
         );
@@ -341,6 +378,7 @@ export function registerRequests(program: Command): void {
     .action(
       action(program, async (ctx) => {
         const client = signedInClient(ctx.globals, ctx.env);
+        const zone = await timeZoneOf(client, ctx.io);
         const res = await client.request<{
           data: Array<{
             id: string;
@@ -363,7 +401,7 @@ export function registerRequests(program: Command): void {
           data.length
             ? table(
                 ['ID', 'NAME', 'FILE', 'PAGES', 'FIELDS', 'CREATED'],
-                data.map((t) => [t.id, t.name, t.filename, t.pages, t.fields, t.created]),
+                data.map((t) => [t.id, t.name, t.filename, t.pages, t.fields, formatDateTime(t.created, zone)]),
               )
             : Messages.noTemplatesAvailable,
         );

@@ -15,6 +15,13 @@ export class UserEntity {
   @Column({ type: 'varchar', length: 64 })
   username!: string;
 
+  /**
+   * Where the product writes to the user (a request they sent was rejected); null: nothing is sent. Set with
+   * `manage create-user --email` or `manage set-email`.
+   */
+  @Column({ type: 'varchar', length: 254, nullable: true })
+  email!: string | null;
+
   /** argon2id. */
   @Column({ name: 'password_hash', type: 'varchar', length: 255 })
   passwordHash!: string;

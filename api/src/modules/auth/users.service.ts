@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { isEmail } from '@esign/contract';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { AppError } from '../../common/app-error';
@@ -39,8 +40,10 @@ export class UsersService {
     orgId: string,
     rawUsername: string,
     password: string,
-  ): Promise<{ id: string; username: string; orgId: string }> {
+    rawEmail?: string | null,
+  ): Promise<{ id: string; username: string; orgId: string; email: string | null }> {
     const username = rawUsername.trim().toLowerCase();
+    const email = checkEmail(rawEmail);
     if (!USERNAME_PATTERN.test(username)) {
       throw new AppError(
         'VALIDATION_FAILED',
@@ -55,13 +58,23 @@ export class UsersService {
       id: randomUUID(),
       orgId,
       username,
+      email,
       passwordHash: await hashPassword(password),
       disabled: false,
       createdAt: now,
       updatedAt: now,
     };
     await this.users.insert(user);
-    return { id: user.id, username, orgId };
+    return { id: user.id, username, orgId, email };
+  }
+
+  /** Sets (or with null, removes) the address the product writes to the user at. */
+  async setEmail(rawUsername: string, rawEmail: string | null): Promise<{ username: string; email: string | null }> {
+    const email = checkEmail(rawEmail);
+    const user = await this.findByUsername(rawUsername.trim());
+    if (!user) throw new AppError('NOT_FOUND', `No user '${rawUsername}'.`);
+    await this.users.update({ id: user.id }, { email, updatedAt: this.clock.now() });
+    return { username: user.username, email };
   }
 
   async setPassword(rawUsername: string, password: string): Promise<void> {
@@ -73,6 +86,15 @@ export class UsersService {
       { passwordHash: await hashPassword(password), updatedAt: this.clock.now() },
     );
   }
+}
+
+/** A staff user's e-mail address: trimmed, as typed (null for none); refused when it does not look like one. */
+function checkEmail(raw: string | null | undefined): string | null {
+  if (raw === undefined || raw === null) return null;
+  const email = String(raw).trim();
+  if (!email) return null;
+  if (!isEmail(email)) throw new AppError('VALIDATION_FAILED', `'${email}' is not a valid e-mail address.`);
+  return email;
 }
 
 function assertPassword(password: string): void {

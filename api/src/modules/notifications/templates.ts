@@ -1,6 +1,9 @@
+import { Brand, formatDateTime } from '@esign/contract';
+
 /**
  * The e-mails and SMS the product sends, as pure functions: every builder returns a subject, a plain-text part, an HTML
- * part (every interpolated value HTML-escaped) and a short SMS (160 characters where the link allows).
+ * part (every interpolated value HTML-escaped) and a short SMS (160 characters where the link allows). Every time is
+ * written with formatDateTime in the organisation's time zone ('25 Nov 2026, 12:58 am IST').
  */
 export interface BuiltMessage {
   subject: string;
@@ -16,6 +19,8 @@ interface Base {
   partyName: string;
   /** The document's file name. */
   filename: string;
+  /** The organisation's time zone (IANA) for every time in the message; Asia/Kolkata when absent. */
+  timeZone?: string | null;
 }
 
 export interface InvitationInput extends Base {
@@ -40,6 +45,15 @@ export interface CompletedInput extends Base {
 export interface RejectedInput extends Base {
   rejectedBy: string;
   remark?: string | null;
+  /** When the party rejected. */
+  rejectedAt: Date;
+  /** The request's Ref ID (the sender finds it on the dashboard). */
+  refId?: number | null;
+}
+
+export interface RecipientListOtpInput {
+  /** The 6-digit one-time password. */
+  code: string;
 }
 
 export interface FailedInput extends Base {
@@ -78,17 +92,6 @@ function shorten(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, Math.max(max - 1, 1))}…`;
 }
 
-function formatDate(date: Date): string {
-  return date.toLocaleString('en-IN', {
-    timeZone: 'Asia/Kolkata',
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-  });
-}
-
 /**
  * The first wording of `makers` (most complete first) that fits in 160 characters, shortening the file name down to
  * 12 characters if that is what it takes; the shortest wording when none fits (a very long link).
@@ -106,7 +109,8 @@ function fitSms(fileName: string, ...makers: ((file: string) => string)[]): stri
 }
 
 interface Layout {
-  orgName: string;
+  /** Who speaks in the footer ('Acme, via e-Sign'); the product alone when null. */
+  orgName: string | null;
   heading: string;
   /** Paragraphs of plain text (escaped for the HTML part). */
   paragraphs: string[];
@@ -115,12 +119,14 @@ interface Layout {
   notes?: string[];
 }
 
+const footer = (orgName: string | null) => (orgName ? `${orgName}, via e-Sign` : 'e-Sign');
+
 function render(layout: Layout): { text: string; html: string } {
   const text = [
     ...layout.paragraphs,
     ...(layout.action ? [`${layout.action.label}:\n${layout.action.url}`] : []),
     ...(layout.notes ?? []),
-    `${layout.orgName}, via e-Sign`,
+    footer(layout.orgName),
   ].join('\n\n');
   const p = (s: string) => `<p style="margin:0 0 16px">${escapeHtml(s).replace(/\n/g, '<br>')}</p>`;
   const html = [
@@ -131,16 +137,17 @@ function render(layout: Layout): { text: string; html: string } {
     ...layout.paragraphs.map(p),
     ...(layout.action
       ? [
-          `<p style="margin:24px 0"><a href="${escapeHtml(layout.action.url)}" style="background:#1565c0;color:#ffffff;` +
+          `<p style="margin:24px 0"><a href="${escapeHtml(layout.action.url)}" style="background:${Brand.primary};` +
+            `color:${Brand.onPrimary};` +
             `padding:12px 20px;border-radius:4px;text-decoration:none;display:inline-block">${escapeHtml(
               layout.action.label,
             )}</a></p>`,
           `<p style="margin:0 0 16px;font-size:12px;color:#52606d">Or open this link: ` +
-            `<a href="${escapeHtml(layout.action.url)}">${escapeHtml(layout.action.url)}</a></p>`,
+            `<a href="${escapeHtml(layout.action.url)}" style="color:${Brand.primary}">${escapeHtml(layout.action.url)}</a></p>`,
         ]
       : []),
     ...(layout.notes ?? []).map((n) => `<p style="margin:0 0 12px;font-size:12px;color:#52606d">${escapeHtml(n)}</p>`),
-    `<p style="margin:24px 0 0;font-size:12px;color:#52606d">${escapeHtml(layout.orgName)}, via e-Sign</p>`,
+    `<p style="margin:24px 0 0;font-size:12px;color:#52606d">${escapeHtml(footer(layout.orgName))}</p>`,
     '</div></body></html>',
   ].join('\n');
   return { text, html };
@@ -168,7 +175,7 @@ function invitationLike(i: InvitationInput, reminder: boolean): BuiltMessage {
     action: { label: 'Review and sign the document', url: signUrl },
     notes: [
       'This link is personal: anyone who has it can sign as you. Do not forward this e-mail.',
-      ...(i.expiresAt ? [`The request expires on ${formatDate(i.expiresAt)} (IST).`] : []),
+      ...(i.expiresAt ? [`The request expires on ${formatDateTime(i.expiresAt, i.timeZone)}.`] : []),
     ],
   });
   const prefix = reminder ? 'Reminder: ' : '';
@@ -228,25 +235,71 @@ export function completed(i: CompletedInput): BuiltMessage {
   return { subject: `Completed: "${shorten(file, 200)}" is signed by all parties`, text, html, sms };
 }
 
+/** To a party who had been invited: who rejected, when and why; the request is closed. */
 export function rejected(i: RejectedInput): BuiltMessage {
   const file = oneLine(i.filename);
   const remark = i.remark?.trim();
+  const when = formatDateTime(i.rejectedAt, i.timeZone);
   const { text, html } = render({
     orgName: i.orgName,
     heading: `"${i.filename}" was rejected`,
     paragraphs: [
       `Hello ${i.partyName},`,
-      `${i.rejectedBy} rejected "${i.filename}". The signature request is closed.`,
+      `${i.rejectedBy} rejected "${i.filename}" on ${when}. The signature request is closed.`,
       remark ? `Remark: ${remark}` : 'No remark was given.',
     ],
   });
-  const sms = fitSms(file, (f) => `${oneLine(i.orgName)}: "${f}" was rejected by ${oneLine(i.rejectedBy)}.`);
+  const sms = fitSms(file, (f) => `${oneLine(i.orgName)}: "${f}" was rejected by ${oneLine(i.rejectedBy)} on ${when}.`);
   return {
     subject: `Rejected: "${shorten(file, 150)}" was rejected by ${shorten(oneLine(i.rejectedBy), 80)}`,
     text,
     html,
     sms: shorten(sms, SMS_LIMIT),
   };
+}
+
+/** To the staff user who sent the request: which party rejected, when, and the remark. */
+export function rejectedToSender(
+  i: RejectedInput & { rejectedByEmail: string; rejectedByOrder: number },
+): BuiltMessage {
+  const file = oneLine(i.filename);
+  const remark = i.remark?.trim();
+  const when = formatDateTime(i.rejectedAt, i.timeZone);
+  const ref = i.refId ? ` (Ref ID ${i.refId})` : '';
+  const { text, html } = render({
+    orgName: i.orgName,
+    heading: `"${i.filename}" was rejected`,
+    paragraphs: [
+      `Hello ${i.partyName},`,
+      `${i.rejectedBy} <${i.rejectedByEmail}>, recipient ${i.rejectedByOrder}, rejected "${i.filename}"${ref} on ${when}. ` +
+        'The signature request is closed; the other recipients were told.',
+      remark ? `Remark: ${remark}` : 'No remark was given.',
+    ],
+  });
+  const sms = fitSms(file, (f) => `"${f}"${ref} was rejected by ${oneLine(i.rejectedBy)} on ${when}.`);
+  return {
+    subject: `Rejected by ${shorten(oneLine(i.rejectedBy), 80)}: "${shorten(file, 150)}"${ref}`.slice(0, 255),
+    text,
+    html,
+    sms: shorten(sms, SMS_LIMIT),
+  };
+}
+
+/** The OTP of /list, the recipient's own list: not tied to one organisation or document. */
+export function recipientListOtp(i: RecipientListOtpInput): BuiltMessage {
+  if (!/^\d{6}$/.test(i.code)) throw new Error('An OTP is 6 digits.');
+  const { text, html } = render({
+    orgName: null,
+    heading: 'Your verification code',
+    paragraphs: [
+      'Your one-time password to see the signing requests sent to you is:',
+      i.code,
+      `It is ${OTP_VALIDITY_TEXT}. Never share it.`,
+    ],
+    notes: ['If you did not ask for this code, ignore this message.'],
+  });
+  const sms = `${i.code} is your OTP to see your signing requests. It is ${OTP_VALIDITY_TEXT}. Do not share it.`;
+  return { subject: 'Your verification code for your signing requests', text, html, sms };
 }
 
 export function failed(i: FailedInput): BuiltMessage {

@@ -461,10 +461,12 @@ export class RecipientsService {
       req.status = 'rejected';
       req.updatedAt = now;
       await manager.save(req);
+      // Told by e-mail and SMS: every other signer who had been invited (signed already or not); not those whose turn
+      // had not come, nor copy-receivers (they hear only of the completed document).
       const others: PartyEntity[] = [];
       for (const p of parties) {
         if (p.id === me.id) continue;
-        if (p.invitedAt && p.status !== 'completed' && !p.observer) others.push(p);
+        if (p.invitedAt && !p.observer) others.push(p);
         const cancelled = partyTransition(p.status, 'cancel');
         if (cancelled && p.status !== 'completed') {
           p.status = cancelled;
@@ -477,13 +479,14 @@ export class RecipientsService {
         parties.map((p) => p.id),
       );
       await this.audit.recordParty(manager, me, 'party.rejected', ip, { remark });
+      const notice = await this.events.rejected(manager, org, req, me, others);
       await this.audit.record(manager, {
         orgId: me.orgId,
         refId: me.refId,
         type: 'request.rejected',
         actor: `party:${me.order}`,
+        data: { ...notice, told: others.map((p) => p.order) },
       });
-      await this.events.rejected(manager, org, req, me, others);
       return org;
     });
     return { code: 200, message: RecipientMessages.rejected, return_url: org.returnUrl };

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
+import { UserEntity } from '../auth/user.entity';
 import { JobsService } from '../jobs/jobs.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import * as Templates from '../notifications/templates';
@@ -20,6 +21,13 @@ const partyData = (req: RequestEntity, p: PartyEntity) => ({
   status: p.status,
 });
 
+/** What the rejection did about the staff user who sent the request (kept in the request.rejected audit event). */
+export interface SenderNotice {
+  senderNotified: boolean;
+  /** Why not, when not. */
+  senderReason?: 'no e-mail address' | 'sent with an organisation API key' | 'user disabled';
+}
+
 const requestData = (req: RequestEntity) => ({
   refId: req.refId,
   filename: req.filename,
@@ -35,6 +43,8 @@ const requestData = (req: RequestEntity) => ({
  */
 @Injectable()
 export class RequestEvents {
+  private readonly log = new Logger('RequestEvents');
+
   constructor(
     private readonly jobs: JobsService,
     private readonly notifications: NotificationsService,
@@ -55,6 +65,8 @@ export class RequestEvents {
       partyName: party.name,
       filename: req.filename,
       signUrl,
+      expiresAt: req.expiresAt,
+      timeZone: org.timeZone,
     });
     await this.send(manager, req, party, 'invitation', message);
     await this.webhooks.emit(manager, req.orgId, 'party.invited', { ...partyData(req, party), resend });
@@ -67,7 +79,14 @@ export class RequestEvents {
     party: PartyEntity,
     signUrl: string,
   ): Promise<void> {
-    const message = Templates.reminder({ orgName: org.name, partyName: party.name, filename: req.filename, signUrl });
+    const message = Templates.reminder({
+      orgName: org.name,
+      partyName: party.name,
+      filename: req.filename,
+      signUrl,
+      expiresAt: req.expiresAt,
+      timeZone: org.timeZone,
+    });
     await this.send(manager, req, party, 'reminder', message);
     await this.webhooks.emit(manager, req.orgId, 'party.reminded', partyData(req, party));
   }
@@ -88,7 +107,7 @@ export class RequestEvents {
         req,
         p,
         'expired',
-        Templates.expired({ orgName: org.name, partyName: p.name, filename: req.filename }),
+        Templates.expired({ orgName: org.name, partyName: p.name, filename: req.filename, timeZone: org.timeZone }),
       );
     }
     await this.webhooks.emit(manager, req.orgId, 'request.expired', requestData(req));
@@ -102,7 +121,13 @@ export class RequestEvents {
     party: PartyEntity,
     code: string,
   ): Promise<void> {
-    const message = Templates.otp({ orgName: org.name, partyName: party.name, filename: req.filename, code });
+    const message = Templates.otp({
+      orgName: org.name,
+      partyName: party.name,
+      filename: req.filename,
+      code,
+      timeZone: org.timeZone,
+    });
     await this.send(manager, req, party, 'otp', message);
   }
 
@@ -117,29 +142,73 @@ export class RequestEvents {
     });
   }
 
-  /** Everyone else who was invited hears of the rejection; the request is closed. */
+  /**
+   * Everyone else who was invited hears of the rejection (who, when, why), and so does the staff user who sent the
+   * request when they have an e-mail address; the webhooks carry the remark and the time. Answers what happened about
+   * the sender, for the audit event.
+   */
   async rejected(
     manager: EntityManager,
     org: OrganisationEntity,
     req: RequestEntity,
     party: PartyEntity,
     others: PartyEntity[],
-  ): Promise<void> {
-    for (const p of others) {
-      const message = Templates.rejected({
-        orgName: org.name,
-        partyName: p.name,
-        filename: req.filename,
-        rejectedBy: party.name,
-        remark: party.rejectRemark,
-      });
-      await this.send(manager, req, p, 'rejected', message);
-    }
-    await this.webhooks.emit(manager, req.orgId, 'party.rejected', {
-      ...partyData(req, party),
+  ): Promise<SenderNotice> {
+    const rejectedAt = party.rejectedAt ?? this.clock.now();
+    const common = {
+      orgName: org.name,
+      filename: req.filename,
+      rejectedBy: party.name,
       remark: party.rejectRemark,
+      rejectedAt,
+      timeZone: org.timeZone,
+      refId: req.refId,
+    };
+    for (const p of others)
+      await this.send(manager, req, p, 'rejected', Templates.rejected({ ...common, partyName: p.name }));
+
+    const notice = await this.tellSender(manager, req, party, common);
+    const rejection = { remark: party.rejectRemark, rejectedAt: rejectedAt.toISOString() };
+    await this.webhooks.emit(manager, req.orgId, 'party.rejected', { ...partyData(req, party), ...rejection });
+    await this.webhooks.emit(manager, req.orgId, 'request.rejected', {
+      ...requestData(req),
+      rejectedBy: { order: party.order, name: party.name, email: party.email },
+      ...rejection,
     });
-    await this.webhooks.emit(manager, req.orgId, 'request.rejected', requestData(req));
+    return notice;
+  }
+
+  /** The e-mail to the sender (`requests.created_by`: a staff user's id, or an organisation API key's). */
+  private async tellSender(
+    manager: EntityManager,
+    req: RequestEntity,
+    party: PartyEntity,
+    common: Omit<Templates.RejectedInput, 'partyName'>,
+  ): Promise<SenderNotice> {
+    const user = await manager.findOne(UserEntity, { where: { id: req.createdBy, orgId: req.orgId } });
+    const notice: SenderNotice = !user
+      ? { senderNotified: false, senderReason: 'sent with an organisation API key' }
+      : user.disabled
+        ? { senderNotified: false, senderReason: 'user disabled' }
+        : !user.email
+          ? { senderNotified: false, senderReason: 'no e-mail address' }
+          : { senderNotified: true };
+    if (!user || !notice.senderNotified) {
+      this.log.log(`request ${req.refId} rejected: the sender is not told by e-mail (${notice.senderReason})`);
+      return notice;
+    }
+    const message = Templates.rejectedToSender({
+      ...common,
+      partyName: user.username,
+      rejectedByEmail: party.email,
+      rejectedByOrder: party.order,
+    });
+    await this.notifications.queueBuilt(
+      manager,
+      { orgId: req.orgId, refId: req.refId, partyOrder: null, kind: 'rejected', email: user.email },
+      message,
+    );
+    return notice;
   }
 
   async failed(
@@ -151,7 +220,13 @@ export class RequestEvents {
     sendEmail: boolean,
   ): Promise<void> {
     if (sendEmail) {
-      const message = Templates.failed({ orgName: org.name, partyName: party.name, filename: req.filename, reason });
+      const message = Templates.failed({
+        orgName: org.name,
+        partyName: party.name,
+        filename: req.filename,
+        reason,
+        timeZone: org.timeZone,
+      });
       await this.notifications.queueBuilt(
         manager,
         { orgId: req.orgId, refId: req.refId, partyOrder: party.order, kind: 'failed', email: party.email },
@@ -175,6 +250,7 @@ export class RequestEvents {
         partyName: p.name,
         filename: req.filename,
         downloadUrl,
+        timeZone: org.timeZone,
       });
       await this.send(manager, req, p, 'completed', message);
     }

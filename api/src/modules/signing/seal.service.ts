@@ -267,6 +267,7 @@ export class SealService implements OnModuleInit {
       events: events.map(certificateEvent),
       chainIntact: this.audit.verifyChain(events) === null,
       lastHash: events[events.length - 1]?.hash ?? '',
+      timeZone: org.timeZone,
     };
     const seal = await this.pki.sealSigner(org);
     const sealed = await this.engine.complete(await this.storage.get(base), certificate, {

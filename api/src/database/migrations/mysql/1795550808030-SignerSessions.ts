@@ -5,12 +5,14 @@ export class SignerSessions1795550808030 implements MigrationInterface {
   name = 'SignerSessions1795550808030';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("CREATE TABLE `signer_sessions` (`id` varchar(36) NOT NULL, `token_hash` varchar(64) NOT NULL, `party_id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `ref_id` bigint NOT NULL, `otp_id` varchar(36) NOT NULL, `created_at` datetime(3) NOT NULL, `last_used_at` datetime(3) NOT NULL, `expires_at` datetime(3) NOT NULL, `ended_at` datetime(3) NULL, UNIQUE INDEX `idx_signer_sessions_token` (`token_hash`), INDEX `idx_signer_sessions_party` (`party_id`), PRIMARY KEY (`id`)) ENGINE=InnoDB");
+    await queryRunner.query(
+      'CREATE TABLE `signer_sessions` (`id` varchar(36) NOT NULL, `token_hash` varchar(64) NOT NULL, `party_id` varchar(36) NOT NULL, `org_id` varchar(64) NOT NULL, `ref_id` bigint NOT NULL, `otp_id` varchar(36) NOT NULL, `created_at` datetime(3) NOT NULL, `last_used_at` datetime(3) NOT NULL, `expires_at` datetime(3) NOT NULL, `ended_at` datetime(3) NULL, UNIQUE INDEX `idx_signer_sessions_token` (`token_hash`), INDEX `idx_signer_sessions_party` (`party_id`), PRIMARY KEY (`id`)) ENGINE=InnoDB',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP INDEX `idx_signer_sessions_party` ON `signer_sessions`");
-    await queryRunner.query("DROP INDEX `idx_signer_sessions_token` ON `signer_sessions`");
-    await queryRunner.query("DROP TABLE `signer_sessions`");
+    await queryRunner.query('DROP INDEX `idx_signer_sessions_party` ON `signer_sessions`');
+    await queryRunner.query('DROP INDEX `idx_signer_sessions_token` ON `signer_sessions`');
+    await queryRunner.query('DROP TABLE `signer_sessions`');
   }
 }

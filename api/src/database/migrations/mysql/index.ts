@@ -9,5 +9,20 @@ import { ClientReference1795401397417 } from './1795401397417-ClientReference';
 import { JobInterruptions1795418643334 } from './1795418643334-JobInterruptions';
 import { OrgTimeZoneTutorial1795550518226 } from './1795550518226-OrgTimeZoneTutorial';
 import { SignerSessions1795550808030 } from './1795550808030-SignerSessions';
+import { UserEmail1795551100444 } from './1795551100444-UserEmail';
+import { RecipientListLogins1795551249504 } from './1795551249504-RecipientListLogins';
 
-export const MYSQL_MIGRATIONS = [Init1795318066055, Requests1795332686535, Signing1795375481026, EsignTransactions1795390009432, DscAgentSessions1795391435165, FaceLiveness1795397051173, ClientReference1795401397417, JobInterruptions1795418643334, OrgTimeZoneTutorial1795550518226, SignerSessions1795550808030];
+export const MYSQL_MIGRATIONS = [
+  Init1795318066055,
+  Requests1795332686535,
+  Signing1795375481026,
+  EsignTransactions1795390009432,
+  DscAgentSessions1795391435165,
+  FaceLiveness1795397051173,
+  ClientReference1795401397417,
+  JobInterruptions1795418643334,
+  OrgTimeZoneTutorial1795550518226,
+  SignerSessions1795550808030,
+  UserEmail1795551100444,
+  RecipientListLogins1795551249504,
+];

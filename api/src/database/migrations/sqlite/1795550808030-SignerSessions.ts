@@ -5,14 +5,16 @@ export class SignerSessions1795550808030 implements MigrationInterface {
   name = 'SignerSessions1795550808030';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("CREATE TABLE \"signer_sessions\" (\"id\" varchar(36) PRIMARY KEY NOT NULL, \"token_hash\" varchar(64) NOT NULL, \"party_id\" varchar(36) NOT NULL, \"org_id\" varchar(64) NOT NULL, \"ref_id\" bigint NOT NULL, \"otp_id\" varchar(36) NOT NULL, \"created_at\" datetime(3) NOT NULL, \"last_used_at\" datetime(3) NOT NULL, \"expires_at\" datetime(3) NOT NULL, \"ended_at\" datetime(3))");
-    await queryRunner.query("CREATE UNIQUE INDEX \"idx_signer_sessions_token\" ON \"signer_sessions\" (\"token_hash\") ");
-    await queryRunner.query("CREATE INDEX \"idx_signer_sessions_party\" ON \"signer_sessions\" (\"party_id\") ");
+    await queryRunner.query(
+      'CREATE TABLE "signer_sessions" ("id" varchar(36) PRIMARY KEY NOT NULL, "token_hash" varchar(64) NOT NULL, "party_id" varchar(36) NOT NULL, "org_id" varchar(64) NOT NULL, "ref_id" bigint NOT NULL, "otp_id" varchar(36) NOT NULL, "created_at" datetime(3) NOT NULL, "last_used_at" datetime(3) NOT NULL, "expires_at" datetime(3) NOT NULL, "ended_at" datetime(3))',
+    );
+    await queryRunner.query('CREATE UNIQUE INDEX "idx_signer_sessions_token" ON "signer_sessions" ("token_hash") ');
+    await queryRunner.query('CREATE INDEX "idx_signer_sessions_party" ON "signer_sessions" ("party_id") ');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP INDEX \"idx_signer_sessions_party\"");
-    await queryRunner.query("DROP INDEX \"idx_signer_sessions_token\"");
-    await queryRunner.query("DROP TABLE \"signer_sessions\"");
+    await queryRunner.query('DROP INDEX "idx_signer_sessions_party"');
+    await queryRunner.query('DROP INDEX "idx_signer_sessions_token"');
+    await queryRunner.query('DROP TABLE "signer_sessions"');
   }
 }

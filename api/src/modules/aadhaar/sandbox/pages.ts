@@ -1,6 +1,10 @@
+import { Brand } from '@esign/contract';
 import { escapeHtml as e } from '../../notifications/templates';
 
-/** The sandbox ESP's pages: plain server-rendered HTML, everything escaped, no script but the auto-post. */
+/**
+ * The sandbox ESP's pages: plain server-rendered HTML, everything escaped, no script but the auto-post. In the
+ * product's purple (Brand, the console's primary colour).
+ */
 const layout = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${e(title)}</title>
@@ -9,10 +13,12 @@ body{font-family:system-ui,sans-serif;background:#f4f6f8;margin:0;color:#1d2330}
 main{max-width:460px;margin:24px auto;background:#fff;border-radius:10px;padding:22px;box-shadow:0 2px 10px #0001}
 h1{font-size:20px;margin:0 0 6px}.sandbox{background:#fff3e0;color:#8a4b00;font-size:13px;padding:8px 10px;border-radius:6px}
 label{display:block;margin:14px 0 4px;font-weight:600}input[type=text],input[type=tel]{width:100%;box-sizing:border-box;font-size:17px;padding:10px;border:1px solid #9aa4b2;border-radius:6px}
-.consent{display:flex;gap:10px;align-items:flex-start;font-weight:400;background:#eef3fb;padding:10px;border-radius:6px}
+.consent{display:flex;gap:10px;align-items:flex-start;font-weight:400;background:${Brand.tint};padding:10px;border-radius:6px}
+input:focus{outline:2px solid ${Brand.primary};outline-offset:1px}input[type=checkbox]{accent-color:${Brand.primary}}
 .error{color:#b3261e;font-weight:600}.row{display:flex;gap:10px;margin-top:18px}
-button{font-size:16px;padding:10px 18px;border-radius:6px;border:0;background:#1565c0;color:#fff;cursor:pointer}
-button.secondary{background:#fff;color:#1565c0;border:1px solid #1565c0}.muted{color:#5b6472;font-size:13px}
+button{font-size:16px;padding:10px 18px;border-radius:6px;border:0;background:${Brand.primary};color:${Brand.onPrimary};cursor:pointer}
+button:hover{background:${Brand.primaryDark}}
+button.secondary{background:#fff;color:${Brand.primary};border:1px solid ${Brand.primary}}.muted{color:#5b6472;font-size:13px}
 </style></head><body><main>${body}</main></body></html>`;
 
 const banner = `<p class="sandbox">Sandbox ESP: a stand-in for a licensed eSign Service Provider. It issues test certificates

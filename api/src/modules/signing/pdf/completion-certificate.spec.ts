@@ -6,7 +6,6 @@ import { PDF } from '@libpdf/core';
 import { readFixture } from '../../../../test/support/fixtures';
 import {
   appendCompletionCertificate,
-  formatIst,
   shrinkPng,
   type CertificateEvent,
   type CertificateParty,
@@ -178,7 +177,8 @@ describe('appendCompletionCertificate', () => {
       'Дмитрий Иванов',
       'Receives a copy',
       'COMPLETED',
-      '22 Nov 2026, 14:35:07 IST',
+      // The submission time (09:05 UTC) as formatDateTime writes it in the default zone, Asia/Kolkata.
+      '22 Nov 2026, 2:35 pm IST',
       '12.97160, 77.59457 · India',
       'Passed · score 0.93, threshold 0.80',
       'request.created',
@@ -245,10 +245,24 @@ describe('appendCompletionCertificate', () => {
   });
 });
 
-describe('formatIst', () => {
-  it('formats in Indian Standard Time', () => {
-    expect(formatIst(new Date('2026-11-22T09:05:07Z'))).toBe('22 Nov 2026, 14:35:07 IST');
-    expect(formatIst(new Date('2026-09-30T18:30:00Z'))).toBe('01 Oct 2026, 00:00:00 IST');
+describe("the certificate's times", () => {
+  it("are written as formatDateTime writes them, in the organisation's time zone with its label", async () => {
+    const parties = [signer(1, 'Asha Verma')];
+    const india = (await render(certificateInput(parties, 3))).pages.join('\n');
+    // Sent 09:05 UTC, completed 200 minutes later; Asha invited at 09:06 and signed at 09:18 UTC.
+    const times = (zone: string, sent: string, completed: string, invited: string, signed: string) => [
+      new RegExp(`Sent\\s+22 Nov 2026, ${sent} ${zone}`),
+      new RegExp(`Completed\\s+22 Nov 2026, ${completed} ${zone}`),
+      new RegExp(`Invited\\s+22 Nov 2026, ${invited} ${zone}`),
+      new RegExp(`Signed\\s+22 Nov 2026, ${signed} ${zone}`),
+    ];
+    for (const expected of times('IST', '2:35 pm', '5:55 pm', '2:36 pm', '2:48 pm')) expect(india).toMatch(expected);
+    // No other way of writing a time: not the 24-hour clock with seconds the certificate used to have.
+    expect(india).not.toMatch(/\d{2}:\d{2}:\d{2}/);
+
+    const london = (await render({ ...certificateInput(parties, 3), timeZone: 'Europe/London' })).pages.join('\n');
+    for (const expected of times('GMT', '9:05 am', '12:25 pm', '9:06 am', '9:18 am')) expect(london).toMatch(expected);
+    expect(london).not.toContain('IST');
   });
 });
 

@@ -1,4 +1,5 @@
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
+import { formatDateTime } from '@esign/contract';
 import { ops, PdfString, type EmbeddedFont, type PDF, type PDFImage, type PDFPage } from '@libpdf/core';
 import { dejaVuFont } from './fonts';
 
@@ -54,6 +55,8 @@ export interface CompletionCertificateInput {
   events: CertificateEvent[];
   chainIntact: boolean;
   lastHash: string;
+  /** The organisation's time zone (IANA): every time is written in it with its label; Asia/Kolkata when absent. */
+  timeZone?: string | null;
 }
 
 /**
@@ -69,25 +72,6 @@ export function appendCompletionCertificate(pdf: PDF, input: CompletionCertifica
   layout.auditTrail();
   return layout.finish();
 }
-
-/** '22 Nov 2026, 14:35:07 IST'. The month names are ours: ICU's short English names change between versions ('Sept'). */
-export function formatIst(date: Date): string {
-  const part: Record<string, string> = {};
-  for (const { type, value } of IST.formatToParts(date)) part[type] = value;
-  return `${part.day} ${MONTHS[Number(part.month) - 1]} ${part.year}, ${part.hour}:${part.minute}:${part.second} IST`;
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const IST = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'Asia/Kolkata',
-  year: 'numeric',
-  month: 'numeric',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-});
 
 const PAGE_WIDTH = 595.28;
 const PAGE_HEIGHT = 841.89;
@@ -326,6 +310,11 @@ class Layout {
     this.newPage();
   }
 
+  /** '22 Nov 2026, 2:35 pm IST': the one way times are written for a person (formatDateTime), in the organisation's zone. */
+  private time(date: Date): string {
+    return formatDateTime(date, this.input.timeZone);
+  }
+
   private style(weight: 'regular' | 'bold', size: number, colour: Colour = INK): Style {
     return { font: weight === 'bold' ? this.bold : this.regular, size, colour };
   }
@@ -427,8 +416,8 @@ class Layout {
       this.row('File name', input.filename, inner, labelWidth),
       this.row('Ref ID', String(input.refId), inner, labelWidth),
       this.row('Pages', String(input.totalPages), inner, labelWidth),
-      this.row('Sent', formatIst(input.submittedAt), inner, labelWidth),
-      this.row('Completed', formatIst(input.completedAt), inner, labelWidth),
+      this.row('Sent', this.time(input.submittedAt), inner, labelWidth),
+      this.row('Completed', this.time(input.completedAt), inner, labelWidth),
       this.row('SHA-256 of the original document', input.originalSha256, inner, labelWidth, { style: hash }),
       this.row('SHA-256 of the signed document (before this certificate)', input.signedSha256, inner, labelWidth, {
         style: hash,
@@ -474,7 +463,7 @@ class Layout {
     const name = this.block(party.name, this.style('bold', 11), nameWidth, 2);
     const stripHeight = Math.max(name.height, badge) + 12;
 
-    const time = (date: Date | null) => (date ? formatIst(date) : null);
+    const time = (date: Date | null) => (date ? this.time(date) : null);
     const location = party.location
       ? `${party.location.latitude.toFixed(5)}, ${party.location.longitude.toFixed(5)}` +
         (party.location.country ? ` · ${party.location.country}` : '')
@@ -501,7 +490,7 @@ class Layout {
       ? `${party.liveness.passed ? 'Passed' : 'Failed'} · score ${formatScore(party.liveness.score)}, ` +
         `threshold ${formatScore(party.liveness.threshold)}`
       : null;
-    const otp = party.otpVerifiedAt ? `Verified at ${formatIst(party.otpVerifiedAt)}` : null;
+    const otp = party.otpVerifiedAt ? `Verified at ${this.time(party.otpVerifiedAt)}` : null;
     const right = [
       this.row('Signing method', party.method, column, labelWidth),
       this.row('OTP', otp, column, labelWidth, { missing: 'Not required' }),
@@ -563,7 +552,7 @@ class Layout {
   auditTrail(): void {
     const { input } = this;
     const columns: { title: string; width: number; maxLines: number; value: (e: CertificateEvent) => string }[] = [
-      { title: 'Time', width: 110, maxLines: 2, value: (e) => formatIst(e.at) },
+      { title: 'Time', width: 110, maxLines: 2, value: (e) => this.time(e.at) },
       { title: 'Event', width: 96, maxLines: 4, value: (e) => e.type },
       { title: 'Actor', width: 110, maxLines: 4, value: (e) => e.actor },
       { title: 'IP address', width: 80, maxLines: 4, value: (e) => e.ip ?? '—' },

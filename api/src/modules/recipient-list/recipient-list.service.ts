@@ -1,0 +1,276 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  Limits,
+  Messages,
+  RecipientListMessages,
+  normaliseRecipientIdentifier,
+  type PartyStatus,
+  type RecipientListItem,
+  type RecipientListResponse,
+  type RecipientLoginResponse,
+  type RecipientVerifyResponse,
+} from '@esign/contract';
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { DataSource, In, LessThan, MoreThan, Raw } from 'typeorm';
+import { AppError } from '../../common/app-error';
+import { Clock } from '../../common/clock';
+import { safeEqual } from '../auth/secrets';
+import { NotificationsService } from '../notifications/notifications.service';
+import { recipientListOtp } from '../notifications/templates';
+import { OrganisationEntity } from '../organisations/organisation.entity';
+import { PartyEntity } from '../requests/party.entity';
+import { RequestEntity } from '../requests/request.entity';
+import { AppSecretService } from '../secrets/app-secret.service';
+import { LinksService } from '../secrets/links.service';
+import { RecipientListLoginEntity } from './recipient-list-login.entity';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A party may still act on these (with the request in progress): the list gives them their sign link. */
+const ACTIONABLE: readonly PartyStatus[] = ['in-progress', 'opened', 'signing', 'failed'];
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const tooMany = (message: string, retryAfterSeconds: number) =>
+  new AppError('TOO_MANY_ATTEMPTS', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+
+type MatchedParty = Pick<PartyEntity, 'id' | 'orgId' | 'refId' | 'order' | 'observer' | 'status' | 'tokenNonce'>;
+type SentRequest = Pick<RequestEntity, 'refId' | 'orgId' | 'filename' | 'status' | 'submittedAt' | 'createdAt'>;
+
+/**
+ * /list, the recipient's own list (issue 18, point 13): an e-mail address or Indian phone number, a 6-digit OTP sent
+ * there (only an HMAC kept, 10 minutes, 5 attempts, a new one no sooner than 30 s and at most 5 an hour per address,
+ * at most Limits.recipientListOtpsPerIpPerHour per network address), then a random list token (256 bits, its SHA-256
+ * kept, Limits.recipientListSessionSeconds) that reads the requests addressed to that address across organisations.
+ * Nobody learns whether an address has requests: the answers are the same, and the OTP goes only to an address that
+ * has some. The list shows the party's own row only (file, organisation, time, status) and the party's own sign link,
+ * made from its current nonce: the very link its invitation carried.
+ */
+@Injectable()
+export class RecipientListService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly clock: Clock,
+    private readonly notifications: NotificationsService,
+    private readonly secrets: AppSecretService,
+    private readonly links: LinksService,
+  ) {}
+
+  private async otpHash(id: string, otp: string): Promise<string> {
+    return (await this.secrets.hmac('recipient-list-otp', `${id}:${otp}`)).toString('hex');
+  }
+
+  async login(identifierValue: unknown, ip: string | null): Promise<RecipientLoginResponse> {
+    const identifier = normaliseRecipientIdentifier(identifierValue);
+    if (!identifier) throw new AppError('VALIDATION_FAILED', RecipientListMessages.identifierInvalid);
+    const now = this.clock.now();
+    const hourAgo = new Date(now.getTime() - HOUR_MS);
+    const logins = this.db.getRepository(RecipientListLoginEntity);
+    await logins.delete({ createdAt: LessThan(new Date(now.getTime() - DAY_MS)) });
+
+    if (ip) {
+      const fromIp = await logins.find({
+        where: { ip, createdAt: MoreThan(hourAgo) },
+        order: { createdAt: 'ASC' },
+        select: { id: true, createdAt: true },
+      });
+      if (fromIp.length >= Limits.recipientListOtpsPerIpPerHour)
+        throw tooMany(
+          RecipientListMessages.tooManyFromNetwork,
+          (fromIp[0].createdAt.getTime() + HOUR_MS - now.getTime()) / 1000,
+        );
+    }
+    const recent = await logins.find({
+      where: { identifier, createdAt: MoreThan(hourAgo) },
+      order: { createdAt: 'DESC' },
+      select: { id: true, createdAt: true },
+    });
+    const wait = recent.length
+      ? (recent[0].createdAt.getTime() + Limits.otpResendSeconds * 1000 - now.getTime()) / 1000
+      : 0;
+    if (wait > 0) throw tooMany(RecipientListMessages.resendWait.replace('{seconds}', String(Math.ceil(wait))), wait);
+    if (recent.length >= Limits.otpMaxSendsPerHour)
+      throw tooMany(
+        RecipientListMessages.tooManySends,
+        (recent[recent.length - 1].createdAt.getTime() + HOUR_MS - now.getTime()) / 1000,
+      );
+
+    const party = await this.latestParty(identifier);
+    const id = randomUUID();
+    const otp = String(randomInt(0, 1_000_000)).padStart(Limits.otpLength, '0');
+    // Without a request for that address no OTP is sent, and none can match. Hashed before the transaction: the
+    // secret may be read (or made) through another connection.
+    const otpHash = party ? await this.otpHash(id, otp) : sha256(randomBytes(32).toString('hex'));
+    await this.db.transaction(async (manager) => {
+      await manager.insert(RecipientListLoginEntity, {
+        id,
+        identifier,
+        ip: ip?.slice(0, 64) ?? null,
+        otpHash,
+        otpAttempts: 0,
+        otpExpiresAt: new Date(now.getTime() + Limits.otpValiditySeconds * 1000),
+        tokenHash: null,
+        tokenExpiresAt: null,
+        createdAt: now,
+      });
+      if (party)
+        await this.notifications.queueBuilt(
+          manager,
+          {
+            orgId: party.orgId,
+            kind: 'otp',
+            ...(identifier.includes('@') ? { email: identifier } : { phone: identifier }),
+          },
+          recipientListOtp({ code: otp }),
+        );
+    });
+    return {
+      code: 200,
+      id,
+      message: RecipientListMessages.otpSent,
+      resend_after: Limits.otpResendSeconds,
+      expires_in: Limits.otpValiditySeconds,
+    };
+  }
+
+  async verify(idValue: unknown, otpValue: unknown): Promise<RecipientVerifyResponse> {
+    const id = typeof idValue === 'string' ? idValue.trim().toLowerCase() : '';
+    const otp = typeof otpValue === 'string' ? otpValue.trim() : typeof otpValue === 'number' ? String(otpValue) : '';
+    if (!/^\d{6}$/.test(otp)) throw new AppError('VALIDATION_FAILED', RecipientListMessages.otpFormat);
+    const logins = this.db.getRepository(RecipientListLoginEntity);
+    const login = UUID.test(id) ? await logins.findOneBy({ id }) : null;
+    if (!login || login.tokenHash) throw new AppError('VALIDATION_FAILED', RecipientListMessages.loginUnknown);
+    const now = this.clock.now();
+    const latest = await logins.findOne({
+      where: { identifier: login.identifier },
+      order: { createdAt: 'DESC' },
+      select: { id: true },
+    });
+    // A newer OTP for the same address replaces this one.
+    if (login.otpExpiresAt.getTime() <= now.getTime() || latest?.id !== login.id)
+      throw new AppError('VALIDATION_FAILED', Messages.otpExpired, {}, { expired: true });
+    const taken = await this.db
+      .createQueryBuilder()
+      .update(RecipientListLoginEntity)
+      .set({ otpAttempts: () => 'otp_attempts + 1' })
+      .where('id = :id AND otp_attempts < :max AND token_hash IS NULL', { id, max: Limits.otpMaxVerifyAttempts })
+      .execute();
+    if (!taken.affected) throw new AppError('TOO_MANY_ATTEMPTS', RecipientListMessages.tooManyAttempts);
+    if (!safeEqual(await this.otpHash(id, otp), login.otpHash))
+      throw new AppError(
+        'VALIDATION_FAILED',
+        Messages.otpInvalid,
+        {},
+        { attempts_left: Math.max(0, Limits.otpMaxVerifyAttempts - login.otpAttempts - 1) },
+      );
+    const token = randomBytes(32).toString('base64url');
+    const tokenExpiresAt = new Date(now.getTime() + Limits.recipientListSessionSeconds * 1000);
+    const done = await this.db
+      .createQueryBuilder()
+      .update(RecipientListLoginEntity)
+      .set({ tokenHash: sha256(token), tokenExpiresAt })
+      .where('id = :id AND token_hash IS NULL', { id })
+      .execute();
+    if (!done.affected) throw new AppError('VALIDATION_FAILED', RecipientListMessages.loginUnknown);
+    return { code: 200, token, expires_at: tokenExpiresAt.toISOString() };
+  }
+
+  /** The requests addressed to the token's address, newest first: the party's own view of each. */
+  async requests(authorization: unknown): Promise<RecipientListResponse> {
+    const token =
+      typeof authorization === 'string' ? /^Bearer ([A-Za-z0-9_-]{43})$/.exec(authorization.trim())?.[1] : undefined;
+    const login = token
+      ? await this.db.getRepository(RecipientListLoginEntity).findOneBy({ tokenHash: sha256(token) })
+      : null;
+    if (!login?.tokenExpiresAt || login.tokenExpiresAt.getTime() <= this.clock.now().getTime())
+      throw new AppError('SESSION_EXPIRED', RecipientListMessages.sessionInvalid);
+    const parties = await this.partiesWith(login.identifier);
+    const sent = await this.sentRequests(parties.map((p) => p.refId));
+    const orgs = sent.length
+      ? await this.db.getRepository(OrganisationEntity).find({
+          where: { id: In([...new Set(sent.map((r) => r.orgId))]) },
+          select: { id: true, name: true, timeZone: true },
+        })
+      : [];
+    const requestOf = new Map(sent.map((r) => [`${r.orgId}:${r.refId}`, r]));
+    const orgOf = new Map(orgs.map((o) => [o.id, o]));
+    const rows: { party: MatchedParty; req: SentRequest; org: Pick<OrganisationEntity, 'name' | 'timeZone'> }[] = [];
+    for (const party of parties) {
+      const req = requestOf.get(`${party.orgId}:${party.refId}`);
+      const org = req && orgOf.get(req.orgId);
+      if (req && org) rows.push({ party, req, org });
+    }
+    // Newest first (the time it was sent), then by Ref ID and the party's order.
+    rows.sort(
+      (a, b) =>
+        (b.req.submittedAt ?? b.req.createdAt).getTime() - (a.req.submittedAt ?? a.req.createdAt).getTime() ||
+        b.req.refId - a.req.refId ||
+        a.party.order - b.party.order,
+    );
+    const requests = await Promise.all(rows.slice(0, Limits.recipientListMaxRows).map((row) => this.item(row)));
+    return { code: 200, identifier: login.identifier, expires_at: login.tokenExpiresAt.toISOString(), requests };
+  }
+
+  private async item({
+    party,
+    req,
+    org,
+  }: {
+    party: MatchedParty;
+    req: SentRequest;
+    org: Pick<OrganisationEntity, 'name' | 'timeZone'>;
+  }): Promise<RecipientListItem> {
+    const mayAct = req.status === 'in-progress' && !party.observer && ACTIONABLE.includes(party.status);
+    return {
+      ref_id: req.refId,
+      order: party.order,
+      filename: req.filename,
+      organisation: org.name,
+      sent_at: req.submittedAt?.toISOString() ?? null,
+      time_zone: org.timeZone,
+      role: party.observer ? 'copy' : 'signer',
+      status: party.status,
+      request_status: req.status,
+      // The party's current nonce: the link of its (latest) invitation, never a new one.
+      sign_url: mayAct ? await this.links.signUrl(req.orgId, req.refId, party.order, party.tokenNonce) : null,
+    };
+  }
+
+  /**
+   * The parties with this address, on any request. One scan of the parties (no index holds the address), whether or
+   * not any matches: an address with requests is not answered sooner than one without.
+   */
+  private partiesWith(identifier: string): Promise<MatchedParty[]> {
+    return this.db.getRepository(PartyEntity).find({
+      select: { id: true, orgId: true, refId: true, order: true, observer: true, status: true, tokenNonce: true },
+      where: identifier.includes('@')
+        ? // Addresses are kept as typed: compared without case (ASCII, as SQLite's LOWER and MySQL's collations do).
+          { email: Raw((column) => `LOWER(${column}) = :identifier`, { identifier }) }
+        : { phoneNumber: identifier },
+    });
+  }
+
+  /** Those of these requests that were sent (drafts are nobody's business yet). */
+  private async sentRequests(refIds: number[]): Promise<SentRequest[]> {
+    if (!refIds.length) return [];
+    return this.db.getRepository(RequestEntity).find({
+      select: {
+        refId: true,
+        orgId: true,
+        filename: true,
+        status: true,
+        submittedAt: true,
+        createdAt: true,
+      },
+      where: { refId: In([...new Set(refIds)]), isDraft: false },
+    });
+  }
+
+  /** The organisation the OTP message is filed under: that of the latest sent request to the address. */
+  private async latestParty(identifier: string): Promise<{ orgId: string } | null> {
+    const sent = await this.sentRequests((await this.partiesWith(identifier)).map((p) => p.refId));
+    sent.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    return sent[0] ? { orgId: sent[0].orgId } : null;
+  }
+}

@@ -1,0 +1,90 @@
+import type { APIRequestContext } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { DEMO, expect, fixture } from '../fixtures';
+
+/** Requests sent through the API as the demo user, and what the dev outbox shows the recipients. */
+
+export interface Person {
+  name: string;
+  email: string;
+  phone: string;
+}
+
+/** A fresh session key of the demo user. */
+export async function staffKey(api: APIRequestContext): Promise<string> {
+  const auth = Buffer.from(`${DEMO.username}:${DEMO.password}`).toString('base64');
+  const res = await api.get(`/consumers/${DEMO.username}/key-auth`, { headers: { authorization: `Basic ${auth}` } });
+  expect(res.status()).toBe(200);
+  return (await res.json()).data[0].key as string;
+}
+
+/** A sent request (parallel, every signer at the default place on page 1); answers its Ref ID. */
+export async function sendRequest(
+  api: APIRequestContext,
+  key: string,
+  signers: Person[],
+  options: { otp: boolean; file?: string; signatureType?: string },
+): Promise<number> {
+  const file = options.file ?? 'normal.pdf';
+  const up = await api.post('/v1/upload', {
+    headers: { apikey: key },
+    multipart: {
+      data: JSON.stringify(
+        signers.map((p) => ({
+          name: p.name,
+          email: p.email,
+          phoneNumber: `+91 ${p.phone}`,
+          observer: false,
+          signature_type: options.signatureType ?? 'e-Signature',
+        })),
+      ),
+      checkOrder: 'false',
+      otpRequired: String(options.otp),
+      orgId: DEMO.orgId,
+      file: { name: file, mimeType: 'application/pdf', buffer: readFileSync(fixture('pdfs', file)) },
+    },
+  });
+  expect(up.status()).toBe(200);
+  const refId = (await up.json()).refId as number;
+  const done = await api.post('/v1/process', {
+    headers: { apikey: key },
+    data: { orgId: DEMO.orgId, data: signers.map((_p, i) => ({ refId, order: i + 1, pageNo: [1] })) },
+  });
+  expect(done.status()).toBe(200);
+  return refId;
+}
+
+export interface OutboxMessage {
+  kind: string;
+  channel: string;
+  to: string;
+  subject: string | null;
+  text: string;
+  html: string | null;
+  refId: number | null;
+}
+
+export const outbox = async (api: APIRequestContext, to: string): Promise<OutboxMessage[]> =>
+  (await (await api.get(`/dev/outbox?to=${encodeURIComponent(to)}`)).json()) as OutboxMessage[];
+
+/** The invitation e-mail of a request to an address. */
+export async function invitation(api: APIRequestContext, to: string, refId: number): Promise<OutboxMessage> {
+  const mail = (await outbox(api, to)).find(
+    (m) => m.kind === 'invitation' && m.channel === 'email' && m.refId === refId,
+  );
+  expect(mail).toBeTruthy();
+  return mail as OutboxMessage;
+}
+
+/** The sign link of the invitation e-mail, as the recipient clicks it (absolute). */
+export async function inviteLink(api: APIRequestContext, to: string, refId: number): Promise<string> {
+  const link = /https?:\/\/\S+\/esign\/\S+?token=[A-Za-z0-9_-]+/.exec((await invitation(api, to, refId)).text)?.[0];
+  expect(link).toBeTruthy();
+  return link as string;
+}
+
+/** The code of the latest OTP e-mailed to an address. */
+export async function latestOtp(api: APIRequestContext, to: string): Promise<string> {
+  const mail = (await outbox(api, to)).find((m) => m.kind === 'otp' && m.channel === 'email');
+  return /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1] ?? '';
+}
