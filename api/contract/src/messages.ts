@@ -74,6 +74,8 @@ export const Messages = {
   selectDuration: 'Please select a duration',
   fillFormDetails: 'Please fill the form(s) details',
   invalidPdf: 'Invalid file format. Only PDF file allowed',
+  // The part of the spec's file rule a name like 'my.contract.pdf' breaks (issue 18), said instead of invalidPdf.
+  pdfFileNameDots: 'The file name may contain only one dot, before pdf.',
   fileTooLarge: 'File size should be less than 5MB',
   invalidSignatureImage: 'Invalid file format. Only .JPEG .JPG .PNG can be uploaded.',
   emptySignaturePad: 'Please sign below / upload a signature file / add your name.',

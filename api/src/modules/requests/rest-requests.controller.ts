@@ -7,6 +7,7 @@ import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { sendPage } from '../../common/rest-query';
 import { parseRestQuery, RequestListsService } from './request-lists.service';
 import { RequestsService, toRefId } from './requests.service';
+import { UnsavedDrafts, type DiscardResult } from './unsaved-drafts';
 
 const refIdOf = (id: string): number => {
   const refId = toRefId(id);
@@ -25,6 +26,7 @@ export class RestRequestsController {
   constructor(
     private readonly lists: RequestListsService,
     private readonly requests: RequestsService,
+    private readonly unsaved: UnsavedDrafts,
   ) {}
 
   @ApiOperation({ summary: 'Sent requests, paginated, sorted and searched (digits: Ref ID; text: file name).' })
@@ -76,5 +78,14 @@ export class RestRequestsController {
     await this.lists.one(auth.orgId, refId, true);
     await this.requests.delete(auth, refId);
     return { id: refId };
+  }
+
+  @ApiOperation({
+    summary:
+      'Discard the draft an upload made if it was never saved (Back from the placement): { id, kept: false }; a saved draft or a sent request is kept ({ kept: true }).',
+  })
+  @Delete('drafts/:id/unsaved')
+  discardUnsaved(@Auth() auth: AuthContext, @Param('id') id: string): Promise<DiscardResult> {
+    return this.unsaved.discard(auth, id);
   }
 }
