@@ -10,11 +10,12 @@ import { checkPdfFile } from './form';
  * own 'Choose File' button: no native control, outline or 'No file chosen' text shows (issue 18, point 16).
  */
 const HIDDEN_INPUT = {
+  // Strings: in sx, a number up to 1 is a fraction of the parent (width: 1 is 100 %).
   position: 'absolute',
-  width: 1,
-  height: 1,
+  width: '1px',
+  height: '1px',
   padding: 0,
-  margin: -1,
+  margin: '-1px',
   overflow: 'hidden',
   clip: 'rect(0 0 0 0)',
   clipPath: 'inset(50%)',
@@ -63,7 +64,17 @@ const FileDialog = ({
           {Messages.fileNoteMaxSize}
         </Typography>
         <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, flexWrap: 'wrap' }}>
-          <Button component="label" variant="outlined" startIcon={<UploadFileIcon />} data-testid="choose-file">
+          {/* The label opens the picker; the input inside is the control (keyboard focus, its name), so the label is
+              not a second button: the focus ring shows on it when the input has focus. */}
+          <Button
+            component="label"
+            role={undefined}
+            tabIndex={-1}
+            variant="outlined"
+            startIcon={<UploadFileIcon />}
+            data-testid="choose-file"
+            sx={{ '&:has(input:focus-visible)': { outline: 2, outlineColor: 'primary.main', outlineOffset: 2 } }}
+          >
             {Messages.chooseFile}
             <Box
               component="input"

@@ -37,7 +37,10 @@ const EditSubmit = (_props: { label?: string }) => {
   );
 };
 
-/** /drafts (spec section 2): requests never processed, searched like the dashboard, edited through Initiate. */
+/**
+ * /drafts (spec section 2): requests saved and never processed, searched like the dashboard (the search box stays
+ * when there are none), edited through Initiate.
+ */
 const Drafts = () => (
   <Card sx={{ my: 2 }}>
     <CardContent>
@@ -50,7 +53,7 @@ const Drafts = () => (
         perPage={PAGE_SIZES[0]}
         pagination={<Pagination rowsPerPageOptions={PAGE_SIZES} />}
         sort={{ field: 'timestamp', order: 'DESC' }}
-        empty={<NoData text={Messages.noRecordsFound} />}
+        empty={false}
         disableSyncWithLocation
         storeKey={false}
         component="div"

@@ -14,7 +14,7 @@ import {
   Tooltip,
 } from '@mui/material';
 import { useState } from 'react';
-import { useCloseNotification, useListContext, useNotify, useRefresh, useUnselectAll } from 'react-admin';
+import { useCloseNotification, useListContext, useNotify, useRefresh } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import { errorText, orgId, v1 } from '../api';
 import WaitBackdrop from '../components/WaitBackdrop';
@@ -71,8 +71,8 @@ const DuplicatedToast = ({ refIds, onOpen }: { refIds: number[]; onOpen: (refId:
  * then a toast: where the copies are (with a link to each) or how many rows were deleted. The selection clears.
  */
 const BulkActions = ({ duplicate = true }: { duplicate?: boolean }) => {
-  const { selectedIds, resource } = useListContext();
-  const unselectAll = useUnselectAll(resource);
+  // The list's own selection (the lists keep it outside the store: storeKey={false}), cleared after each action.
+  const { selectedIds, onUnselectItems } = useListContext();
   const refresh = useRefresh();
   const notify = useNotify();
   const navigate = useNavigate();
@@ -103,7 +103,7 @@ const BulkActions = ({ duplicate = true }: { duplicate?: boolean }) => {
       }
     }
     setRunning(null);
-    unselectAll();
+    onUnselectItems();
     refresh();
     if (action === 'duplicate' && copies.length)
       notify(<DuplicatedToast refIds={copies} onOpen={openDraft} />, { type: 'success' });
