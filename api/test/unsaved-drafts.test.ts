@@ -29,8 +29,13 @@ describe('listing by the time a request was saved or sent, and the drafts never 
   const draftIds = async () => (await page<DraftListItem>('/api/drafts')).rows.map((d) => d.refId);
   const requestIds = async () => (await page<RequestListItem>('/api/requests')).rows.map((r) => r.refId);
   const process = (refId: number) =>
-    t.http.post('/v1/process').set('apikey', key).send({ orgId: 'acme', data: [{ refId, order: 1 }] }).expect(200);
-  const discard = (refId: number, withKey = key) => t.http.delete(`/api/drafts/${refId}/unsaved`).set('apikey', withKey);
+    t.http
+      .post('/v1/process')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId, order: 1 }] })
+      .expect(200);
+  const discard = (refId: number, withKey = key) =>
+    t.http.delete(`/api/drafts/${refId}/unsaved`).set('apikey', withKey);
 
   beforeAll(async () => {
     t = await startTestApp({ JOBS_RUNNER: 'off' });

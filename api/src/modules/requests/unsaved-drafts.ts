@@ -79,7 +79,10 @@ export class UnsavedDrafts implements OnModuleInit, OnApplicationBootstrap {
     const id = toRefId(refId);
     if (id === null) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     return this.db.transaction(async (manager) => {
-      const req = await manager.findOne(RequestEntity, { where: { orgId: auth.orgId, refId: id }, ...lockFor(manager) });
+      const req = await manager.findOne(RequestEntity, {
+        where: { orgId: auth.orgId, refId: id },
+        ...lockFor(manager),
+      });
       if (!req) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
       if (req.deletedAt) return { id, kept: false };
       if (!isUnsaved(req)) return { id, kept: true };

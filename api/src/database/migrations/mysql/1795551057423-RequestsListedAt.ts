@@ -5,16 +5,20 @@ export class RequestsListedAt1795551057423 implements MigrationInterface {
   name = 'RequestsListedAt1795551057423';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP INDEX `idx_requests_list` ON `requests`");
-    await queryRunner.query("ALTER TABLE `requests` ADD `listed_at` datetime(3) NULL");
+    await queryRunner.query('DROP INDEX `idx_requests_list` ON `requests`');
+    await queryRunner.query('ALTER TABLE `requests` ADD `listed_at` datetime(3) NULL');
     // Written by hand: every existing row stays listed where it was (sent ones by their submission), drafts included.
-    await queryRunner.query("UPDATE `requests` SET `listed_at` = COALESCE(`submitted_at`, `created_at`)");
-    await queryRunner.query("CREATE INDEX `idx_requests_listed` ON `requests` (`org_id`, `is_draft`, `deleted_at`, `listed_at`, `filename`)");
+    await queryRunner.query('UPDATE `requests` SET `listed_at` = COALESCE(`submitted_at`, `created_at`)');
+    await queryRunner.query(
+      'CREATE INDEX `idx_requests_listed` ON `requests` (`org_id`, `is_draft`, `deleted_at`, `listed_at`, `filename`)',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP INDEX `idx_requests_listed` ON `requests`");
-    await queryRunner.query("ALTER TABLE `requests` DROP COLUMN `listed_at`");
-    await queryRunner.query("CREATE INDEX `idx_requests_list` ON `requests` (`org_id`, `is_draft`, `deleted_at`, `created_at`, `filename`)");
+    await queryRunner.query('DROP INDEX `idx_requests_listed` ON `requests`');
+    await queryRunner.query('ALTER TABLE `requests` DROP COLUMN `listed_at`');
+    await queryRunner.query(
+      'CREATE INDEX `idx_requests_list` ON `requests` (`org_id`, `is_draft`, `deleted_at`, `created_at`, `filename`)',
+    );
   }
 }

@@ -5,26 +5,42 @@ export class RequestsListedAt1795551057423 implements MigrationInterface {
   name = 'RequestsListedAt1795551057423';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP INDEX \"idx_requests_list\"");
-    await queryRunner.query("DROP INDEX \"idx_requests_client_reference\"");
-    await queryRunner.query("CREATE TABLE \"temporary_requests\" (\"ref_id\" bigint PRIMARY KEY NOT NULL, \"org_id\" varchar(64) NOT NULL, \"filename\" varchar(255) NOT NULL, \"file_key\" varchar(64) NOT NULL, \"file_size\" integer NOT NULL, \"total_pages\" integer NOT NULL, \"geometry\" text NOT NULL, \"check_order\" boolean NOT NULL, \"otp_required\" boolean NOT NULL, \"reminder\" boolean NOT NULL DEFAULT (0), \"reminder_duration\" integer, \"status\" varchar(16) NOT NULL, \"is_draft\" boolean NOT NULL, \"signers_total\" integer NOT NULL, \"signers_done\" integer NOT NULL DEFAULT (0), \"template_id\" varchar(36), \"created_by\" varchar(36) NOT NULL, \"submitted_at\" datetime(3), \"expires_at\" datetime(3), \"completed_at\" datetime(3), \"signed_file_key\" varchar(64), \"deleted_at\" datetime(3), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL, \"seal_error\" varchar(500), \"seal_failed_at\" datetime(3), \"client_reference\" varchar(100), \"listed_at\" datetime(3))");
-    await queryRunner.query("INSERT INTO \"temporary_requests\"(\"ref_id\", \"org_id\", \"filename\", \"file_key\", \"file_size\", \"total_pages\", \"geometry\", \"check_order\", \"otp_required\", \"reminder\", \"reminder_duration\", \"status\", \"is_draft\", \"signers_total\", \"signers_done\", \"template_id\", \"created_by\", \"submitted_at\", \"expires_at\", \"completed_at\", \"signed_file_key\", \"deleted_at\", \"created_at\", \"updated_at\", \"seal_error\", \"seal_failed_at\", \"client_reference\") SELECT \"ref_id\", \"org_id\", \"filename\", \"file_key\", \"file_size\", \"total_pages\", \"geometry\", \"check_order\", \"otp_required\", \"reminder\", \"reminder_duration\", \"status\", \"is_draft\", \"signers_total\", \"signers_done\", \"template_id\", \"created_by\", \"submitted_at\", \"expires_at\", \"completed_at\", \"signed_file_key\", \"deleted_at\", \"created_at\", \"updated_at\", \"seal_error\", \"seal_failed_at\", \"client_reference\" FROM \"requests\"");
-    await queryRunner.query("DROP TABLE \"requests\"");
-    await queryRunner.query("ALTER TABLE \"temporary_requests\" RENAME TO \"requests\"");
-    await queryRunner.query("CREATE UNIQUE INDEX \"idx_requests_client_reference\" ON \"requests\" (\"org_id\", \"client_reference\") ");
+    await queryRunner.query('DROP INDEX "idx_requests_list"');
+    await queryRunner.query('DROP INDEX "idx_requests_client_reference"');
+    await queryRunner.query(
+      'CREATE TABLE "temporary_requests" ("ref_id" bigint PRIMARY KEY NOT NULL, "org_id" varchar(64) NOT NULL, "filename" varchar(255) NOT NULL, "file_key" varchar(64) NOT NULL, "file_size" integer NOT NULL, "total_pages" integer NOT NULL, "geometry" text NOT NULL, "check_order" boolean NOT NULL, "otp_required" boolean NOT NULL, "reminder" boolean NOT NULL DEFAULT (0), "reminder_duration" integer, "status" varchar(16) NOT NULL, "is_draft" boolean NOT NULL, "signers_total" integer NOT NULL, "signers_done" integer NOT NULL DEFAULT (0), "template_id" varchar(36), "created_by" varchar(36) NOT NULL, "submitted_at" datetime(3), "expires_at" datetime(3), "completed_at" datetime(3), "signed_file_key" varchar(64), "deleted_at" datetime(3), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL, "seal_error" varchar(500), "seal_failed_at" datetime(3), "client_reference" varchar(100), "listed_at" datetime(3))',
+    );
+    await queryRunner.query(
+      'INSERT INTO "temporary_requests"("ref_id", "org_id", "filename", "file_key", "file_size", "total_pages", "geometry", "check_order", "otp_required", "reminder", "reminder_duration", "status", "is_draft", "signers_total", "signers_done", "template_id", "created_by", "submitted_at", "expires_at", "completed_at", "signed_file_key", "deleted_at", "created_at", "updated_at", "seal_error", "seal_failed_at", "client_reference") SELECT "ref_id", "org_id", "filename", "file_key", "file_size", "total_pages", "geometry", "check_order", "otp_required", "reminder", "reminder_duration", "status", "is_draft", "signers_total", "signers_done", "template_id", "created_by", "submitted_at", "expires_at", "completed_at", "signed_file_key", "deleted_at", "created_at", "updated_at", "seal_error", "seal_failed_at", "client_reference" FROM "requests"',
+    );
+    await queryRunner.query('DROP TABLE "requests"');
+    await queryRunner.query('ALTER TABLE "temporary_requests" RENAME TO "requests"');
+    await queryRunner.query(
+      'CREATE UNIQUE INDEX "idx_requests_client_reference" ON "requests" ("org_id", "client_reference") ',
+    );
     // Written by hand: every existing row stays listed where it was (sent ones by their submission), drafts included.
-    await queryRunner.query("UPDATE \"requests\" SET \"listed_at\" = COALESCE(\"submitted_at\", \"created_at\")");
-    await queryRunner.query("CREATE INDEX \"idx_requests_listed\" ON \"requests\" (\"org_id\", \"is_draft\", \"deleted_at\", \"listed_at\", \"filename\") ");
+    await queryRunner.query('UPDATE "requests" SET "listed_at" = COALESCE("submitted_at", "created_at")');
+    await queryRunner.query(
+      'CREATE INDEX "idx_requests_listed" ON "requests" ("org_id", "is_draft", "deleted_at", "listed_at", "filename") ',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("DROP INDEX \"idx_requests_listed\"");
-    await queryRunner.query("DROP INDEX \"idx_requests_client_reference\"");
-    await queryRunner.query("ALTER TABLE \"requests\" RENAME TO \"temporary_requests\"");
-    await queryRunner.query("CREATE TABLE \"requests\" (\"ref_id\" bigint PRIMARY KEY NOT NULL, \"org_id\" varchar(64) NOT NULL, \"filename\" varchar(255) NOT NULL, \"file_key\" varchar(64) NOT NULL, \"file_size\" integer NOT NULL, \"total_pages\" integer NOT NULL, \"geometry\" text NOT NULL, \"check_order\" boolean NOT NULL, \"otp_required\" boolean NOT NULL, \"reminder\" boolean NOT NULL DEFAULT (0), \"reminder_duration\" integer, \"status\" varchar(16) NOT NULL, \"is_draft\" boolean NOT NULL, \"signers_total\" integer NOT NULL, \"signers_done\" integer NOT NULL DEFAULT (0), \"template_id\" varchar(36), \"created_by\" varchar(36) NOT NULL, \"submitted_at\" datetime(3), \"expires_at\" datetime(3), \"completed_at\" datetime(3), \"signed_file_key\" varchar(64), \"deleted_at\" datetime(3), \"created_at\" datetime(3) NOT NULL, \"updated_at\" datetime(3) NOT NULL, \"seal_error\" varchar(500), \"seal_failed_at\" datetime(3), \"client_reference\" varchar(100))");
-    await queryRunner.query("INSERT INTO \"requests\"(\"ref_id\", \"org_id\", \"filename\", \"file_key\", \"file_size\", \"total_pages\", \"geometry\", \"check_order\", \"otp_required\", \"reminder\", \"reminder_duration\", \"status\", \"is_draft\", \"signers_total\", \"signers_done\", \"template_id\", \"created_by\", \"submitted_at\", \"expires_at\", \"completed_at\", \"signed_file_key\", \"deleted_at\", \"created_at\", \"updated_at\", \"seal_error\", \"seal_failed_at\", \"client_reference\") SELECT \"ref_id\", \"org_id\", \"filename\", \"file_key\", \"file_size\", \"total_pages\", \"geometry\", \"check_order\", \"otp_required\", \"reminder\", \"reminder_duration\", \"status\", \"is_draft\", \"signers_total\", \"signers_done\", \"template_id\", \"created_by\", \"submitted_at\", \"expires_at\", \"completed_at\", \"signed_file_key\", \"deleted_at\", \"created_at\", \"updated_at\", \"seal_error\", \"seal_failed_at\", \"client_reference\" FROM \"temporary_requests\"");
-    await queryRunner.query("DROP TABLE \"temporary_requests\"");
-    await queryRunner.query("CREATE UNIQUE INDEX \"idx_requests_client_reference\" ON \"requests\" (\"org_id\", \"client_reference\") ");
-    await queryRunner.query("CREATE INDEX \"idx_requests_list\" ON \"requests\" (\"org_id\", \"is_draft\", \"deleted_at\", \"created_at\", \"filename\") ");
+    await queryRunner.query('DROP INDEX "idx_requests_listed"');
+    await queryRunner.query('DROP INDEX "idx_requests_client_reference"');
+    await queryRunner.query('ALTER TABLE "requests" RENAME TO "temporary_requests"');
+    await queryRunner.query(
+      'CREATE TABLE "requests" ("ref_id" bigint PRIMARY KEY NOT NULL, "org_id" varchar(64) NOT NULL, "filename" varchar(255) NOT NULL, "file_key" varchar(64) NOT NULL, "file_size" integer NOT NULL, "total_pages" integer NOT NULL, "geometry" text NOT NULL, "check_order" boolean NOT NULL, "otp_required" boolean NOT NULL, "reminder" boolean NOT NULL DEFAULT (0), "reminder_duration" integer, "status" varchar(16) NOT NULL, "is_draft" boolean NOT NULL, "signers_total" integer NOT NULL, "signers_done" integer NOT NULL DEFAULT (0), "template_id" varchar(36), "created_by" varchar(36) NOT NULL, "submitted_at" datetime(3), "expires_at" datetime(3), "completed_at" datetime(3), "signed_file_key" varchar(64), "deleted_at" datetime(3), "created_at" datetime(3) NOT NULL, "updated_at" datetime(3) NOT NULL, "seal_error" varchar(500), "seal_failed_at" datetime(3), "client_reference" varchar(100))',
+    );
+    await queryRunner.query(
+      'INSERT INTO "requests"("ref_id", "org_id", "filename", "file_key", "file_size", "total_pages", "geometry", "check_order", "otp_required", "reminder", "reminder_duration", "status", "is_draft", "signers_total", "signers_done", "template_id", "created_by", "submitted_at", "expires_at", "completed_at", "signed_file_key", "deleted_at", "created_at", "updated_at", "seal_error", "seal_failed_at", "client_reference") SELECT "ref_id", "org_id", "filename", "file_key", "file_size", "total_pages", "geometry", "check_order", "otp_required", "reminder", "reminder_duration", "status", "is_draft", "signers_total", "signers_done", "template_id", "created_by", "submitted_at", "expires_at", "completed_at", "signed_file_key", "deleted_at", "created_at", "updated_at", "seal_error", "seal_failed_at", "client_reference" FROM "temporary_requests"',
+    );
+    await queryRunner.query('DROP TABLE "temporary_requests"');
+    await queryRunner.query(
+      'CREATE UNIQUE INDEX "idx_requests_client_reference" ON "requests" ("org_id", "client_reference") ',
+    );
+    await queryRunner.query(
+      'CREATE INDEX "idx_requests_list" ON "requests" ("org_id", "is_draft", "deleted_at", "created_at", "filename") ',
+    );
   }
 }
