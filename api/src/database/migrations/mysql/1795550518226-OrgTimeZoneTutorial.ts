@@ -5,12 +5,12 @@ export class OrgTimeZoneTutorial1795550518226 implements MigrationInterface {
   name = 'OrgTimeZoneTutorial1795550518226';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("ALTER TABLE `organisations` ADD `dsc_tutorial_url` varchar(2048) NULL");
+    await queryRunner.query('ALTER TABLE `organisations` ADD `dsc_tutorial_url` varchar(2048) NULL');
     await queryRunner.query("ALTER TABLE `organisations` ADD `time_zone` varchar(64) NOT NULL DEFAULT 'Asia/Kolkata'");
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("ALTER TABLE `organisations` DROP COLUMN `time_zone`");
-    await queryRunner.query("ALTER TABLE `organisations` DROP COLUMN `dsc_tutorial_url`");
+    await queryRunner.query('ALTER TABLE `organisations` DROP COLUMN `time_zone`');
+    await queryRunner.query('ALTER TABLE `organisations` DROP COLUMN `dsc_tutorial_url`');
   }
 }

@@ -10,4 +10,15 @@ import { JobInterruptions1795418643334 } from './1795418643334-JobInterruptions'
 import { OrgTimeZoneTutorial1795550518226 } from './1795550518226-OrgTimeZoneTutorial';
 import { RequestsListedAt1795551057423 } from './1795551057423-RequestsListedAt';
 
-export const SQLITE_MIGRATIONS = [Init1795318066055, Requests1795332686535, Signing1795375481026, EsignTransactions1795390009432, DscAgentSessions1795391435165, FaceLiveness1795397051173, ClientReference1795401397417, JobInterruptions1795418643334, OrgTimeZoneTutorial1795550518226, RequestsListedAt1795551057423];
+export const SQLITE_MIGRATIONS = [
+  Init1795318066055,
+  Requests1795332686535,
+  Signing1795375481026,
+  EsignTransactions1795390009432,
+  DscAgentSessions1795391435165,
+  FaceLiveness1795397051173,
+  ClientReference1795401397417,
+  JobInterruptions1795418643334,
+  OrgTimeZoneTutorial1795550518226,
+  RequestsListedAt1795551057423,
+];
