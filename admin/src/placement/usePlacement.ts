@@ -1,4 +1,5 @@
 import { Limits, Messages, RequestMessages, StaffRoutes } from '@esign/contract';
+import type { UnsavedDraftDiscard } from '@esign/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useNotify } from 'react-admin';
 import type { NotificationType } from 'react-admin';
@@ -17,7 +18,7 @@ import type { PlacementSession, SignerPlacement } from './session';
  */
 async function discardUnsaved(refId: number): Promise<boolean> {
   try {
-    const answer = await v1<{ kept?: boolean }>(`/api/drafts/${refId}/unsaved`, { method: 'DELETE' });
+    const answer = await v1<UnsavedDraftDiscard>(`/api/drafts/${refId}/unsaved`, { method: 'DELETE' });
     return answer?.kept === false;
   } catch {
     return false;

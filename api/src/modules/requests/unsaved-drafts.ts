@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { RequestMessages } from '@esign/contract';
+import { RequestMessages, type UnsavedDraftDiscard } from '@esign/contract';
 import { DataSource, IsNull, LessThan, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { actorOf, type AuthContext } from '../../common/auth/auth-context';
@@ -24,10 +24,7 @@ const CLEANUP_AGAIN_MS = 60_000;
 const CLEANUP_BATCH = 200;
 
 /** DELETE /api/drafts/{id}/unsaved: whether the draft is kept (it was saved or sent), else it is gone. */
-export interface DiscardResult {
-  id: number;
-  kept: boolean;
-}
+export type DiscardResult = UnsavedDraftDiscard;
 
 /**
  * Drafts that were uploaded (PROCEED) but never saved on the placement screen. They are not listed (listed_at is
