@@ -66,7 +66,12 @@ export const authProvider: AuthProvider = {
   },
 
   async checkError(error: { status?: number }) {
-    if (error?.status === 401) throw signInRedirect;
+    if (error?.status === 401) {
+      // The key is dead already (expired, revoked): forget it here, so the logout that follows sends no sign-out
+      // call that could only answer 401 again.
+      clearSession();
+      throw signInRedirect;
+    }
   },
 
   async getIdentity() {

@@ -48,3 +48,9 @@ export const UPLOAD_FLOW_KEYS = [
 ] as const;
 
 export const clearUploadFlow = (): void => UPLOAD_FLOW_KEYS.forEach((key) => localStorage.removeItem(key));
+
+/** Edit/Submit: a draft opens in Initiate Request under its Ref ID (kept in local storage as refId, spec section 3). */
+export const startEditingDraft = (refId: number | string): void => {
+  clearUploadFlow();
+  localStorage.setItem('refId', String(refId));
+};

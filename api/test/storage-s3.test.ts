@@ -15,7 +15,7 @@ import { RequestEntity } from '../src/modules/requests/request.entity';
 import { DocumentStorage } from '../src/modules/storage/document-storage';
 import { S3DocumentStorage } from '../src/modules/storage/s3-document-storage';
 import { readFixture } from './support/fixtures';
-import { filesUnder, uploadOk } from './support/requests';
+import { filesUnder, saveDefault, uploadOk } from './support/requests';
 import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
 
 const BUCKET = 'esign-documents';
@@ -85,7 +85,8 @@ describe('documents in an S3-compatible bucket (S3_ENDPOINT, S3_BUCKET)', () => 
     expect(Buffer.from(await stored.Body!.transformToByteArray()).equals(pdf)).toBe(true);
     expect((await t.db.getRepository(RequestEntity).findOneByOrFail({ refId: up.refId })).fileKey).toBe(sha);
 
-    // The console's Original document link, as the drafts list gives it.
+    // The console's Original document link, as the drafts list gives it (once saved).
+    await saveDefault(t, key, 'acme', up);
     const drafts = await t.http.get('/v1/drafts/acme').set('apikey', key).expect(200);
     const draft = (drafts.body.data as DraftListItem[]).find((d) => d.refId === up.refId);
     const link = draft?.data[0].uploadUrl as string;

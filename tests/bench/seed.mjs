@@ -1,7 +1,7 @@
 /**
  * Requests seeded straight into the SQLite file of a stopped built server (lists.mjs, http.mjs): `count` requests of
  * the organisation, 3 parties each (2 e-Signature signers and an observer), one a minute from 2025-01-01, every tenth a
- * draft, a third of the others completed. Answers their Ref IDs, in order.
+ * draft (saved, so listed), a third of the others completed. Answers their Ref IDs, in order.
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -36,8 +36,8 @@ export function seedRequests(file, orgId, count) {
   const insertRequest = db.prepare(
     `INSERT INTO requests (ref_id, org_id, filename, file_key, file_size, total_pages, geometry, check_order, otp_required,
       reminder, reminder_duration, status, is_draft, signers_total, signers_done, template_id, created_by, submitted_at,
-      expires_at, completed_at, signed_file_key, deleted_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 75959, 2, ?, 0, 1, 0, NULL, ?, ?, 2, ?, NULL, 'bench', ?, NULL, NULL, NULL, NULL, ?, ?)`,
+      expires_at, completed_at, signed_file_key, deleted_at, listed_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 75959, 2, ?, 0, 1, 0, NULL, ?, ?, 2, ?, NULL, 'bench', ?, NULL, NULL, NULL, NULL, ?, ?, ?)`,
   );
   const insertParty = db.prepare(
     `INSERT INTO parties (id, ref_id, org_id, party_order, name, email, phone_number, observer, signature_type, status,
@@ -66,6 +66,8 @@ export function seedRequests(file, orgId, count) {
         draft,
         status === 'completed' ? 2 : 0,
         draft ? null : at,
+        // Listed (a saved draft, or a request sent): the console's lists show it.
+        at,
         at,
         at,
       );

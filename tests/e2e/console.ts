@@ -84,6 +84,21 @@ export async function uploadDraft(
   return (await res.json()) as UploadResponse;
 }
 
+/**
+ * Saves a draft's placement through the API (every signer at the default place, as SAVE does for boxes never dragged):
+ * from then on the draft is listed.
+ */
+export async function saveDraft(page: Page, draft: UploadResponse): Promise<void> {
+  const res = await page.request.post('/v1/save', {
+    headers: { apikey: await apiKey(page) },
+    data: {
+      orgId: DEMO.orgId,
+      data: draft.requests.filter((r) => !r.observer).map((r) => ({ refId: draft.refId, order: r.order, pageNo: [1] })),
+    },
+  });
+  expect(res.status()).toBe(200);
+}
+
 /** Submits a draft through the API (all signers at the default place). */
 export async function processDraft(page: Page, refId: number): Promise<void> {
   const res = await page.request.post('/v1/process', {

@@ -9,7 +9,15 @@ import {
 import type { DraftReference, UploadResponse } from '@esign/contract';
 import type { Locator, Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { clampBox, dragBy, fill, parseRectangle, toRectangle, DEFAULT_BOX } from '../../admin/src/placement/geometry';
+import {
+  clampBox,
+  dragBy,
+  fill,
+  parseRectangle,
+  stagedBox,
+  toRectangle,
+  DEFAULT_BOX,
+} from '../../admin/src/placement/geometry';
 import { signInAsDemo as signIn } from './console';
 import { DEMO, expect, fixture, shot, storage, test } from './fixtures';
 
@@ -135,11 +143,13 @@ test.describe('placement (/upload)', () => {
     await expect(box(page, 2)).toHaveAttribute('data-active', 'false');
     await expect(submitButton(page)).toBeDisabled();
 
-    // Never dragged: the default box, bottom-left.
+    // Never dragged: shown in view near the top of the page (issue 18, point 15), each signer's offset from the
+    // other's; what SAVE sends for it is still the default rectangle (checked at the first save below).
     const start = await shownRectangle(page, 1);
-    const fallback = parseRectangle(DEFAULT_RECTANGLE)!;
-    expect(start.x1).toBeCloseTo(fallback.x, 0);
-    expect(start.y1).toBeCloseTo(fallback.y, 0);
+    expect(start.x1).toBeCloseTo(stagedBox(0).x, 0);
+    expect(start.y1).toBeCloseTo(stagedBox(0).y, 0);
+    expect((await shownRectangle(page, 2)).y1).toBeCloseTo(stagedBox(1).y, 0);
+    await expect(page.getByTestId('not-dragged')).toContainText(SIGNERS[0].name);
 
     // Drag signer 1's box to near the bottom-right corner: its top-left 40 px from the right edge and 30 px from the
     // bottom edge of the page, less the box's size.
@@ -186,7 +196,9 @@ test.describe('placement (/upload)', () => {
     };
     expect(sent.orgId).toBe(DEMO.orgId);
     expect(sent.data.map((entry) => entry.order)).toEqual([1, 2]);
-    expect(sent.data[1]).toMatchObject({ apply_all: true, pageNo: [1] });
+    // Signer 2's box was never dragged: the specification's default rectangle, wherever it was shown.
+    expect(sent.data[1]).toMatchObject({ apply_all: true, pageNo: [1], rectangle: DEFAULT_RECTANGLE });
+    expect(sent.data[0].rectangle).not.toBe(DEFAULT_RECTANGLE);
     const toast = page.getByText(Messages.requestSaved, { exact: true });
     await expect(toast).toBeVisible();
     await expect(submitButton(page)).toBeEnabled();

@@ -1,4 +1,4 @@
-import { Messages, StaffRoutes } from '@esign/contract';
+import { Messages, RequestMessages, StaffRoutes } from '@esign/contract';
 import type { Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { DEMO, expect, fixture, shot, test } from './fixtures';
@@ -9,6 +9,7 @@ import {
   chooseFile,
   fillRecipient,
   processDraft,
+  saveDraft,
   signInAsDemo,
   uploadDraft,
 } from './console';
@@ -34,14 +35,15 @@ test.describe('Initiate Request: every client-side check', () => {
     const dialog = page.getByRole('dialog');
     await expect(dialog.getByText(Messages.fileNoteOnlyPdf)).toBeVisible();
     await expect(dialog.getByText(Messages.fileNoteMaxSize)).toBeVisible();
-    // Two dots in the name, then not a PDF at all, then too big: refused before anything is sent.
+    // Two dots in the name (told the rule it breaks), then not a PDF at all, then too big: refused before anything is
+    // sent.
     await page.getByTestId('file-input').setInputFiles({
       name: 'contract.v2.pdf',
       mimeType: 'application/pdf',
       buffer: Buffer.from('%PDF-1.4\n'),
     });
     await dialog.getByRole('button', { name: Messages.selectButton }).click();
-    await expect(page.getByTestId('file-error')).toHaveText(Messages.invalidPdf);
+    await expect(page.getByTestId('file-error')).toHaveText(Messages.pdfFileNameDots);
     await page.getByTestId('file-input').setInputFiles(fixture('faces', 'coffee.png'));
     await dialog.getByRole('button', { name: Messages.selectButton }).click();
     await expect(page.getByTestId('file-error')).toHaveText(Messages.invalidPdf);
@@ -53,6 +55,8 @@ test.describe('Initiate Request: every client-side check', () => {
     await dialog.getByRole('button', { name: Messages.selectButton }).click();
     await expect(page.getByTestId('file-error')).toHaveText(Messages.fileTooLarge);
     await dialog.getByRole('button', { name: Messages.cancelButton }).click();
+    // Gone (its own 'Choose File' button with it) before the page's one opens it again.
+    await expect(dialog).toHaveCount(0);
 
     // A damaged PDF passes the client checks and is refused by the server's check, with its message.
     await page.getByRole('button', { name: Messages.chooseFile }).click();
@@ -90,7 +94,7 @@ test.describe('Initiate Request: every client-side check', () => {
     await card.getByLabel('Email', { exact: true }).fill('asha@example.in');
     await card.getByLabel('Phone of recipient 1').fill('987');
     await proceed.click();
-    await expect(card.getByText(Messages.fillFormDetails)).toBeVisible();
+    await expect(card.getByText(RequestMessages.phoneInvalid)).toBeVisible();
 
     await card.getByLabel('Phone of recipient 1').fill('98765 43210');
     await choose(page, card, 'Recipient type', 'Needs to sign');
@@ -346,6 +350,8 @@ test.describe('dashboard and drafts', () => {
   }) => {
     test.setTimeout(90_000);
     const draft = await uploadDraft(page, 'tracemonkey.pdf');
+    // Listed from its first SAVE on (an upload alone is PROCEED's unsaved draft, never listed).
+    await saveDraft(page, draft);
     await page.getByRole('menuitem', { name: Messages.navDrafts }).click();
     await expect(page.getByRole('heading', { name: Messages.draftRequests })).toBeVisible();
     const search = page.getByPlaceholder(Messages.searchPlaceholder);

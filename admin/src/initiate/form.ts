@@ -1,4 +1,12 @@
-import { Limits, Messages, PDF_FILENAME, RECIPIENT_TYPES, isEmail } from '@esign/contract';
+import {
+  Limits,
+  Messages,
+  RECIPIENT_TYPES,
+  RequestMessages,
+  isEmail,
+  normaliseIndianPhone,
+  pdfFileNameProblem,
+} from '@esign/contract';
 import type { RecipientInput, SignatureType } from '@esign/contract';
 
 export type RecipientType = (typeof RECIPIENT_TYPES)[number];
@@ -43,15 +51,18 @@ export interface FormProblem {
 }
 
 /**
- * PROCEED's checks in the specification's words: every recipient needs name, valid email, phone (more than 3
- * characters), recipient type and, if a signer, a signature type; a file; a duration when Set Reminder is on.
+ * PROCEED's checks in the specification's words: every recipient needs name, valid email, phone, recipient type and,
+ * if a signer, a signature type; a file; a duration when Set Reminder is on. A phone typed but not an Indian mobile
+ * number (too short, too long) gets the phone's own message on its card, as the server would answer (issue 18).
  */
 export function validateInitiate(form: InitiateForm): FormProblem | null {
   for (const [index, r] of form.recipients.entries()) {
     if (!r.name.trim()) return { message: Messages.fillFormDetails, index, field: 'name' };
     if (!r.email.trim()) return { message: Messages.fillFormDetails, index, field: 'email' };
     if (!isEmail(r.email.trim())) return { message: Messages.invalidEmail, index, field: 'email' };
-    if (r.phone.trim().length <= 3) return { message: Messages.fillFormDetails, index, field: 'phone' };
+    if (!r.phone.trim()) return { message: Messages.fillFormDetails, index, field: 'phone' };
+    if (!normaliseIndianPhone(phoneNumberOf(r)))
+      return { message: RequestMessages.phoneInvalid, index, field: 'phone' };
     if (!r.recipientType) return { message: Messages.fillFormDetails, index, field: 'recipientType' };
     if (r.recipientType === NEEDS_TO_SIGN && !r.signatureType)
       return { message: Messages.selectSignatureType, index, field: 'signatureType' };
@@ -71,9 +82,15 @@ export const recipientsPayload = (recipients: RecipientForm[]): RecipientInput[]
     signature_type: r.recipientType === RECEIVES_COPY ? null : r.signatureType || null,
   }));
 
-/** The file dialog's checks before anything is sent (spec section 5). */
-export function checkPdfFile(file: File): string | null {
-  if (file.type !== 'application/pdf' || !PDF_FILENAME.test(file.name)) return Messages.invalidPdf;
+/**
+ * The file dialog's checks before anything is sent (spec section 5): a PDF (else the specification's text), named with
+ * one dot, before pdf (a name like 'my.contract.pdf' is told that rule), under 5 MB.
+ */
+export function checkPdfFile(file: Pick<File, 'name' | 'type' | 'size'>): string | null {
+  if (file.type !== 'application/pdf') return Messages.invalidPdf;
+  const name = pdfFileNameProblem(file.name);
+  if (name === 'dots') return Messages.pdfFileNameDots;
+  if (name) return Messages.invalidPdf;
   if (file.size >= Limits.maxFileBytes) return Messages.fileTooLarge;
   return null;
 }

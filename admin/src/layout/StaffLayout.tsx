@@ -7,6 +7,7 @@ import { Box, Button } from '@mui/material';
 import type { ReactNode } from 'react';
 import { AppBar, Layout, LoadingIndicator, Menu, useLogout } from 'react-admin';
 import { Navigate, useLocation } from 'react-router-dom';
+import { OrganisationProvider } from '../organisation/OrganisationContext';
 import { isStaffPath } from '../routes';
 import { currentOrgId, hasSession } from '../session';
 import OrgLogo from './OrgLogo';
@@ -51,14 +52,17 @@ const StaffMenu = () => (
 const SignedInLayout = ({ children }: { children: ReactNode }) => {
   useInactivityLogout();
   return (
-    <Layout appBar={StaffAppBar} menu={StaffMenu}>
-      {children}
-    </Layout>
+    <OrganisationProvider>
+      <Layout appBar={StaffAppBar} menu={StaffMenu}>
+        {children}
+      </Layout>
+    </OrganisationProvider>
   );
 };
 
 /**
  * The staff layout: sidebar (Dashboard, Drafts, Settings), top bar with the logo and sign-out; for a stored session.
+ * The organisation's settings are read once here and shared with every staff page (OrganisationProvider).
  * An unknown address goes to /not-found before any session check, so it never turns into a sign-in prompt.
  * The session check is the same as authProvider.checkAuth, done synchronously so nothing flashes before the redirect
  * and the redirect replaces the history entry. A key the server no longer accepts is caught by checkError (401).

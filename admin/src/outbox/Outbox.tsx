@@ -4,6 +4,7 @@ import { Box, Button, Card, CardContent, Chip, Link, Stack, TextField, Typograph
 import { Fragment, useCallback, useEffect, useState } from 'react';
 import NoData from '../components/NoData';
 import PageHeading from '../components/PageHeading';
+import { useFormatTime } from '../organisation/OrganisationContext';
 
 interface OutboxEntry {
   id: number;
@@ -42,6 +43,7 @@ const Outbox = () => {
   const [to, setTo] = useState('');
   const [entries, setEntries] = useState<OutboxEntry[] | null>(null);
   const [unavailable, setUnavailable] = useState(false);
+  const formatTime = useFormatTime();
 
   const load = useCallback(async () => {
     const query = to.trim() ? `?to=${encodeURIComponent(to.trim())}` : '';
@@ -88,7 +90,7 @@ const Outbox = () => {
                   {m.to}
                 </Typography>
                 <Typography variant="caption" color="text.secondary">
-                  {new Date(m.createdAt).toLocaleString()} {m.refId ? `· Ref ID ${m.refId}` : ''}
+                  {formatTime(m.createdAt)} {m.refId ? `· Ref ID ${m.refId}` : ''}
                 </Typography>
               </Box>
               {m.subject && <Typography sx={{ fontWeight: 600 }}>{m.subject}</Typography>}

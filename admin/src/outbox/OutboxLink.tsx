@@ -1,24 +1,17 @@
 import { Messages, StaffRoutes } from '@esign/contract';
 import MailOutlineIcon from '@mui/icons-material/MailOutline';
 import { Button } from '@mui/material';
-import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
+import { readSession } from '../session';
 
-/** A link to the dev outbox, shown only where the server keeps one (not in production, on this machine). */
+/**
+ * A link to the dev outbox for an organisation in test mode (trying the product, where messages are kept rather than
+ * sent). It asks the server nothing: only the Outbox page itself reads /dev/outbox, and says so when this server
+ * keeps none (in production, or from another machine).
+ */
 const OutboxLink = () => {
   const navigate = useNavigate();
-  const [available, setAvailable] = useState(false);
-  useEffect(() => {
-    let live = true;
-    fetch('/dev/outbox?to=-', { headers: { Accept: 'application/json' } }).then(
-      (response) => live && setAvailable(response.ok),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
-  if (!available) return null;
+  if (readSession().status !== 'test') return null;
   return (
     <Button startIcon={<MailOutlineIcon />} onClick={() => navigate(StaffRoutes.outbox)}>
       {Messages.outboxHeading}

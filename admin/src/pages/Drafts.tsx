@@ -2,12 +2,14 @@ import { Messages, StaffRoutes } from '@esign/contract';
 import type { DraftListItem } from '@esign/contract';
 import EditIcon from '@mui/icons-material/Edit';
 import { Button, Card, CardContent, Chip } from '@mui/material';
-import { Datagrid, DateField, List, Pagination, SearchInput, TextField, useRecordContext } from 'react-admin';
+import { Datagrid, List, Pagination, SearchInput, TextField, useRecordContext } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import NoData from '../components/NoData';
 import PageHeading from '../components/PageHeading';
+import TimeField from '../components/TimeField';
 import BulkActions from '../requests/BulkActions';
 import PartyTable from '../requests/PartyTable';
+import { startEditingDraft } from '../session';
 
 const PAGE_SIZES = [5, 10];
 const filters = [<SearchInput key="q" source="q" alwaysOn placeholder={Messages.searchPlaceholder} />];
@@ -26,7 +28,7 @@ const EditSubmit = (_props: { label?: string }) => {
       startIcon={<EditIcon />}
       onClick={(event) => {
         event.stopPropagation();
-        localStorage.setItem('refId', String(record.refId));
+        startEditingDraft(record.refId);
         navigate(StaffRoutes.requestInitiate);
       }}
     >
@@ -35,7 +37,10 @@ const EditSubmit = (_props: { label?: string }) => {
   );
 };
 
-/** /drafts (spec section 2): requests never processed, searched like the dashboard, edited through Initiate. */
+/**
+ * /drafts (spec section 2): requests saved and never processed, searched like the dashboard (the search box stays
+ * when there are none), edited through Initiate.
+ */
 const Drafts = () => (
   <Card sx={{ my: 2 }}>
     <CardContent>
@@ -48,7 +53,7 @@ const Drafts = () => (
         perPage={PAGE_SIZES[0]}
         pagination={<Pagination rowsPerPageOptions={PAGE_SIZES} />}
         sort={{ field: 'timestamp', order: 'DESC' }}
-        empty={<NoData text={Messages.noRecordsFound} />}
+        empty={false}
         disableSyncWithLocation
         storeKey={false}
         component="div"
@@ -62,7 +67,7 @@ const Drafts = () => (
           <TextField source="refId" label="Ref ID" sortable={false} />
           <DraftChip label="Status" />
           <TextField source="filename" label="File name" sortable={false} />
-          <DateField source="timestamp" label="Timestamp" showTime />
+          <TimeField source="timestamp" label="Timestamp" />
           <EditSubmit label="Actions" />
         </Datagrid>
       </List>

@@ -1,5 +1,5 @@
 import { FILE_UPLOAD_TYPES, Limits, Messages, REMINDER_LABELS, SIGNATURE_TYPES, StaffRoutes } from '@esign/contract';
-import type { DraftReference, Organisation, SignatureType, UploadResponse } from '@esign/contract';
+import type { DraftReference, SignatureType, UploadResponse } from '@esign/contract';
 import AddIcon from '@mui/icons-material/Add';
 import PictureAsPdfIcon from '@mui/icons-material/PictureAsPdf';
 import {
@@ -39,6 +39,7 @@ import {
   type RecipientForm,
 } from '../initiate/form';
 import RecipientCard from '../initiate/RecipientCard';
+import { useOrganisation } from '../organisation/OrganisationContext';
 import TemplatePicker from '../templates/TemplatePicker';
 import type { TemplateView } from '../templates/types';
 
@@ -82,17 +83,18 @@ const RequestInitiate = () => {
   const [duration, setDuration] = useState<number | null>(null);
   const [otp, setOtp] = useState(true);
   const [recipients, setRecipients] = useState<RecipientForm[]>(() => [emptyRecipient()]);
-  const [signatureTypes, setSignatureTypes] = useState<SignatureType[]>([...SIGNATURE_TYPES]);
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
-  // The signature types this organisation allows.
-  useEffect(() => {
-    v1<Organisation>(`/api/organisations/${encodeURIComponent(orgId())}`).then(
-      (org) => setSignatureTypes(SIGNATURE_TYPES.filter((t) => org.settings.signature_types.includes(t))),
-      () => undefined,
-    );
-  }, []);
+  // The signature types this organisation allows (all of them until its settings are read).
+  const { organisation } = useOrganisation();
+  const signatureTypes = useMemo<SignatureType[]>(
+    () =>
+      organisation
+        ? SIGNATURE_TYPES.filter((t) => organisation.settings.signature_types.includes(t))
+        : [...SIGNATURE_TYPES],
+    [organisation],
+  );
 
   // Editing a draft: its recipients and options, and its file (PROCEED waits for it).
   useEffect(() => {

@@ -1,10 +1,11 @@
 import { Messages, StaffRoutes } from '@esign/contract';
-import { Backdrop, Box, Button, Card, CardContent, CircularProgress, Divider, Typography } from '@mui/material';
+import { Alert, Backdrop, Box, Button, Card, CardContent, CircularProgress, Divider, Typography } from '@mui/material';
 import { useState } from 'react';
 import { Navigate } from 'react-router-dom';
 import PageHeading from '../components/PageHeading';
 import { usePdfDocument } from '../pdf/PdfPageView';
 import { signerColour } from '../placement/colors';
+import { fill } from '../placement/geometry';
 import HelpPopover from '../placement/HelpPopover';
 import PageChoice from '../placement/PageChoice';
 import PlacementPage from '../placement/PlacementPage';
@@ -32,6 +33,11 @@ const Placement = ({ session }: { session: PlacementSession }) => {
               {current && (
                 <RecipientDetails signer={current} colour={signerColour(step)} copyReceivers={session.copyReceivers} />
               )}
+              {current && !current.dragged && (
+                <Alert severity="info" sx={{ mt: 1 }} data-testid="not-dragged">
+                  {fill(Messages.placementNotDragged, { name: current.name })}
+                </Alert>
+              )}
             </Box>
             {current && (
               <Box sx={{ flex: '2 1 420px' }}>
@@ -48,7 +54,7 @@ const Placement = ({ session }: { session: PlacementSession }) => {
           </Box>
           <Divider sx={{ my: 2 }} />
           <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1 }}>
-            <Button variant="outlined" disabled={busy} onClick={placement.back}>
+            <Button variant="outlined" disabled={busy} onClick={() => void placement.back()}>
               {Messages.backButton}
             </Button>
             <Button variant="outlined" disabled={busy || step >= signers.length - 1} onClick={placement.next}>

@@ -71,6 +71,7 @@ const PlacementPage = ({
                         colour={signerColour(index)}
                         label={signer.name}
                         active={index === step && !disabled}
+                        current={index === step}
                         onDrop={onMove}
                       />
                     ),

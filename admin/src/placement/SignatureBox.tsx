@@ -1,5 +1,5 @@
 import { Box as MuiBox, Typography } from '@mui/material';
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { KeyboardEvent, PointerEvent } from 'react';
 import { clampBox, dragBy, pageUnits, pixelsPerUnit, toPixels } from './geometry';
 import type { Box, ShownSize } from './geometry';
@@ -29,6 +29,7 @@ const SignatureBox = ({
   colour,
   label,
   active,
+  current = active,
   order,
   onDrop,
 }: {
@@ -37,10 +38,18 @@ const SignatureBox = ({
   colour: string;
   label: string;
   active: boolean;
+  /** The current signer's box (active unless the screen is busy). */
+  current?: boolean;
   order: number;
   onDrop?: (box: Box) => void;
 }) => {
   const drag = useRef<DragState | null>(null);
+  const element = useRef<HTMLDivElement>(null);
+  // The signer's box comes into view when it becomes the one to place (a step, a page, the page opening), scrolling
+  // no more than needed (issue 18, point 15).
+  useEffect(() => {
+    if (current) element.current?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [current]);
   const [moving, setMoving] = useState<Box | null>(null);
   const placed = moving ?? clampBox(box, pageUnits(shown));
   const px = toPixels(placed, shown);
@@ -93,6 +102,7 @@ const SignatureBox = ({
 
   return (
     <MuiBox
+      ref={element}
       data-testid="signature-box"
       data-order={order}
       data-active={active ? 'true' : 'false'}

@@ -89,6 +89,20 @@ export const DEFAULT_BOX: Box = parseRectangle(DEFAULT_RECTANGLE) ?? {
   height: Limits.defaultBoxHeight,
 };
 
+/**
+ * Where a box never dragged is shown (issue 18, point 15): near the top of the page, in view as the page opens, each
+ * signer's a step lower and further right than the one before, so no box hides another (six signers reach y = 404 of
+ * 840 and x = 374, inside even a narrow portrait page). What SAVE sends for such a box is still DEFAULT_RECTANGLE.
+ */
+export const STAGED_OFFSET = { x: 24, y: 24, stepX: 40, stepY: 66 } as const;
+
+export const stagedBox = (index: number): Box => ({
+  x: STAGED_OFFSET.x + STAGED_OFFSET.stepX * index,
+  y: STAGED_OFFSET.y + STAGED_OFFSET.stepY * index,
+  width: Limits.defaultBoxWidth,
+  height: Limits.defaultBoxHeight,
+});
+
 /** Pages 1..total. */
 export const allPages = (total: number): number[] => Array.from({ length: Math.max(0, total) }, (_, i) => i + 1);
 

@@ -1,5 +1,6 @@
+import { DEFAULT_RECTANGLE } from '@esign/contract';
 import type { PlacementInput, UploadedRecipient, UploadResponse } from '@esign/contract';
-import { allPages, DEFAULT_BOX, parseRectangle, round2, toRectangle } from './geometry';
+import { allPages, parseRectangle, round2, stagedBox, toRectangle } from './geometry';
 import type { Box } from './geometry';
 
 /** What the Initiate page leaves in local storage for /upload (spec section 3). */
@@ -24,8 +25,16 @@ export interface SignerPlacement {
   /** Selected pages, ascending (all pages while applyAll). */
   pages: number[];
   applyAll: boolean;
-  /** The box in 840-unit page coordinates. */
+  /**
+   * The box in 840-unit page coordinates: where it was dragged (or saved), else where it is shown until it is dragged
+   * (near the top of the page, offset per signer: stagedBox).
+   */
   box: Box;
+  /**
+   * Whether the box was placed: dragged here, or saved at a place of its own before. A box never dragged is sent as
+   * the specification's default rectangle (DEFAULT_RECTANGLE, bottom-left), whatever place it is shown at.
+   */
+  dragged: boolean;
   /** The page the box was last dragged on. */
   dragPage: number;
 }
@@ -58,13 +67,22 @@ const dragPageOf = (dragCoord: unknown, fallback: number): number => {
   return typeof page === 'number' && Number.isInteger(page) && page >= 1 ? page : fallback;
 };
 
-/** A stored recipient as the screen's state: its saved placement, or the defaults (page 1, bottom-left box). */
-export function toPlacement(recipient: UploadedRecipient, totalPages: number): SignerPlacement {
+/**
+ * A stored recipient as the screen's state: its saved placement, or the defaults (page 1; a box never dragged, shown
+ * at the `index`-th signer's staged place). A stored rectangle counts as placed when it was dragged before (drag_coord)
+ * or is not the default one.
+ */
+export function toPlacement(recipient: UploadedRecipient, totalPages: number, index = 0): SignerPlacement {
   const applyAll = recipient.apply_all === true;
   const stored = Array.isArray(recipient.pageNo)
     ? recipient.pageNo.map(Number).filter((page) => Number.isInteger(page) && page >= 1 && page <= totalPages)
     : [];
   const pages = applyAll ? allPages(totalPages) : stored.length ? [...new Set(stored)].sort((a, b) => a - b) : [1];
+  const storedBox = parseRectangle(recipient.rectangle);
+  const dragged =
+    storedBox !== null &&
+    ((recipient.drag_coord !== null && recipient.drag_coord !== undefined) ||
+      recipient.rectangle.replace(/\s/g, '') !== DEFAULT_RECTANGLE);
   return {
     refId: recipient.refId,
     order: recipient.order,
@@ -74,7 +92,8 @@ export function toPlacement(recipient: UploadedRecipient, totalPages: number): S
     signatureType: recipient.signature_type ?? null,
     pages,
     applyAll,
-    box: parseRectangle(recipient.rectangle) ?? DEFAULT_BOX,
+    box: (dragged && storedBox) || stagedBox(index),
+    dragged,
     dragPage: dragPageOf(recipient.drag_coord, pages[0] ?? 1),
   };
 }
@@ -94,7 +113,7 @@ export function readPlacementSession(storage: Storage = localStorage): Placement
     totalPages,
     signers: recipients
       .filter((r) => !r.observer)
-      .map((r) => toPlacement({ ...r, refId: r.refId ?? refId }, totalPages)),
+      .map((r, index) => toPlacement({ ...r, refId: r.refId ?? refId }, totalPages, index)),
     copyReceivers: recipients.filter((r) => r.observer).map(({ order, name, email }) => ({ order, name, email })),
   };
 }
@@ -103,15 +122,18 @@ export const clearPlacementSession = (storage: Storage = localStorage): void => 
   for (const key of UPLOAD_KEYS) storage.removeItem(key);
 };
 
-/** The `data` of POST /v1/save: one entry per signer. */
+/**
+ * The `data` of POST /v1/save: one entry per signer. A box never dragged is the specification's default rectangle
+ * ('0,790,150,840', spec section 5) with no drag_coord; a dragged one is where it was dropped.
+ */
 export const saveEntries = (signers: SignerPlacement[], totalPages: number): PlacementInput[] =>
   signers.map((signer) => ({
     refId: signer.refId,
     order: signer.order,
     pageNo: signer.applyAll ? allPages(totalPages) : signer.pages,
     apply_all: signer.applyAll,
-    rectangle: toRectangle(signer.box),
-    drag_coord: { x: round2(signer.box.x), y: round2(signer.box.y), page: signer.dragPage },
+    rectangle: signer.dragged ? toRectangle(signer.box) : DEFAULT_RECTANGLE,
+    drag_coord: signer.dragged ? { x: round2(signer.box.x), y: round2(signer.box.y), page: signer.dragPage } : null,
   }));
 
 /** Signers without a page to be signed (and without apply-all): SAVE refuses them. */

@@ -1,14 +1,32 @@
 import { Limits, Messages, RequestMessages, StaffRoutes } from '@esign/contract';
-import { useState } from 'react';
+import type { UnsavedDraftDiscard } from '@esign/contract';
+import { useEffect, useRef, useState } from 'react';
 import { useNotify } from 'react-admin';
 import type { NotificationType } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import { errorText, orgId, v1 } from '../api';
 import { NetworkError } from '../http';
+import { hasSession } from '../session';
 import { allPages } from './geometry';
 import type { Box } from './geometry';
 import { clearPlacementSession, isOnPage, saveEntries, withoutPages } from './session';
 import type { PlacementSession, SignerPlacement } from './session';
+
+/**
+ * Removes the draft PROCEED made if it was never saved (the server keeps a saved draft or a sent request: issue 18,
+ * point 7). Best effort: whatever it misses, the drafts cleanup job removes a day later, and it is never listed.
+ */
+async function discardUnsaved(refId: number): Promise<boolean> {
+  try {
+    const answer = await v1<UnsavedDraftDiscard>(`/api/drafts/${refId}/unsaved`, { method: 'DELETE' });
+    return answer?.kept === false;
+  } catch {
+    return false;
+  }
+}
+
+/** Pages the placement hands over to without abandoning the draft: itself (a reload) and the Initiate page. */
+const KEEPS_DRAFT: readonly string[] = [StaffRoutes.upload, StaffRoutes.requestInitiate];
 
 /**
  * The placement screen's state and calls: the signers' placements, the step (current signer), the page shown, and
@@ -25,6 +43,21 @@ export function usePlacement(session: PlacementSession) {
   // Every edit bumps the revision; a save records the revision it sent. Submit needs the two to be equal.
   const [revision, setRevision] = useState(0);
   const [savedRevision, setSavedRevision] = useState<number | null>(null);
+  // Set once the draft was saved here, or the page is left by Back or a submission (which see to the draft).
+  const saved = useRef(false);
+  const handedOver = useRef(false);
+
+  // Leaving the page another way (the menu, a link) before any SAVE abandons the upload: it is discarded. Not on a
+  // reload (no unmount), nor towards the Initiate page (the browser's Back: it edits the same draft), nor after a
+  // sign-out (no key left).
+  useEffect(
+    () => () => {
+      if (saved.current || handedOver.current || !hasSession()) return;
+      if (KEEPS_DRAFT.includes(window.location.pathname)) return;
+      void discardUnsaved(session.refId).then((gone) => gone && clearPlacementSession());
+    },
+    [session.refId],
+  );
 
   const toast = (message: string, type: NotificationType) =>
     notify(message, { type, autoHideDuration: Limits.toastMs });
@@ -52,11 +85,21 @@ export function usePlacement(session: PlacementSession) {
     busy,
     canSubmit: savedRevision === revision && !busy,
     setPage: (next: number) => setPage(Math.min(Math.max(1, next), totalPages)),
-    move: (box: Box) => edit(step, { box, dragPage: page }),
+    move: (box: Box) => edit(step, { box, dragPage: page, dragged: true }),
     setApplyAll: (applyAll: boolean) => edit(step, applyAll ? { applyAll, pages: allPages(totalPages) } : { applyAll }),
     setPages: (pages: number[]) => edit(step, { pages }),
     next: () => goToStep(step + 1),
-    back: () => (step === 0 ? navigate(StaffRoutes.dashboard) : goToStep(step - 1)),
+    back: async () => {
+      if (step > 0) return goToStep(step - 1);
+      // Back from the first step: the dashboard, without the draft PROCEED made unless it was saved.
+      handedOver.current = true;
+      if (!saved.current) {
+        setBusy(true);
+        await discardUnsaved(session.refId);
+      }
+      clearPlacementSession();
+      navigate(StaffRoutes.dashboard);
+    },
 
     save: async () => {
       const missing = withoutPages(signers)[0];
@@ -72,6 +115,7 @@ export function usePlacement(session: PlacementSession) {
           body: { orgId: orgId(), data: saveEntries(signers, totalPages) },
         });
         if (answer?.message !== RequestMessages.saved) throw new Error('unexpected answer');
+        saved.current = true;
         setSavedRevision(sent);
         toast(Messages.requestSaved, 'success');
       } catch (error) {
@@ -88,7 +132,9 @@ export function usePlacement(session: PlacementSession) {
           body: { orgId: orgId(), data: signers.map(({ refId, order }) => ({ refId, order })) },
         });
         if (answer?.message !== RequestMessages.processed) throw new Error('unexpected answer');
+        handedOver.current = true;
         clearPlacementSession();
+        toast(Messages.requestSubmitted, 'success');
         navigate(StaffRoutes.mailSent);
       } catch (error) {
         toast(error instanceof NetworkError ? Messages.connectionFailed : Messages.requestSubmitFailed, 'error');

@@ -1,11 +1,25 @@
-import { Messages } from '@esign/contract';
+import { Messages, StaffRoutes } from '@esign/contract';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import DeleteIcon from '@mui/icons-material/Delete';
-import { Button, Dialog, DialogActions, DialogContent, DialogContentText, IconButton, Tooltip } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  IconButton,
+  Link,
+  Tooltip,
+} from '@mui/material';
 import { useState } from 'react';
-import { useListContext, useNotify, useRefresh, useUnselectAll } from 'react-admin';
+import { useCloseNotification, useListContext, useNotify, useRefresh } from 'react-admin';
+import { useNavigate } from 'react-router-dom';
 import { errorText, orgId, v1 } from '../api';
 import WaitBackdrop from '../components/WaitBackdrop';
+import { fill } from '../placement/geometry';
+import { startEditingDraft } from '../session';
 
 type Action = 'delete' | 'duplicate';
 
@@ -24,36 +38,77 @@ const Confirm = ({ open, text, onYes, onNo }: { open: boolean; text: string; onY
   </Dialog>
 );
 
+/** The toast after a duplicate: where each copy is, and a link that opens it in Edit/Submit. */
+const DuplicatedToast = ({ refIds, onOpen }: { refIds: number[]; onOpen: (refId: number) => void }) => {
+  const close = useCloseNotification();
+  return (
+    <Alert severity="success" variant="filled" data-testid="duplicated-toast" sx={{ minWidth: 288 }}>
+      {refIds.map((refId) => (
+        <Box key={refId} sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'baseline', columnGap: 1 }}>
+          <span>{fill(Messages.duplicatedAs, { refId })}</span>
+          <Link
+            href={StaffRoutes.requestInitiate}
+            color="inherit"
+            sx={{ fontWeight: 700 }}
+            aria-label={`${Messages.editSubmit} ${refId}`}
+            onClick={(event) => {
+              event.preventDefault();
+              close();
+              onOpen(refId);
+            }}
+          >
+            {Messages.editSubmit}
+          </Link>
+        </Box>
+      ))}
+    </Alert>
+  );
+};
+
 /**
  * The selection toolbar of the dashboard and the drafts: delete ('Delete row') and, on the dashboard, duplicate, each
- * after its confirmation, with its loader text; one /v1 call per selected row (spec section 7).
+ * after its confirmation, with its loader text while the calls run (one /v1 call per selected row, spec section 7),
+ * then a toast: where the copies are (with a link to each) or how many rows were deleted. The selection clears.
  */
 const BulkActions = ({ duplicate = true }: { duplicate?: boolean }) => {
-  const { selectedIds, resource } = useListContext();
-  const unselectAll = useUnselectAll(resource);
+  // The list's own selection (the lists keep it outside the store: storeKey={false}), cleared after each action.
+  const { selectedIds, onUnselectItems } = useListContext();
   const refresh = useRefresh();
   const notify = useNotify();
+  const navigate = useNavigate();
   const [asking, setAsking] = useState<Action | null>(null);
   const [running, setRunning] = useState<Action | null>(null);
+
+  const openDraft = (refId: number) => {
+    startEditingDraft(refId);
+    navigate(StaffRoutes.requestInitiate);
+  };
 
   const run = async (action: Action) => {
     setAsking(null);
     setRunning(action);
     const path = action === 'delete' ? 'deleteRef' : 'duplicateRef';
-    let failed = 0;
-    let message: string | null = null;
+    const copies: number[] = [];
+    let done = 0;
+    let failure: string | null = null;
     for (const id of selectedIds) {
       try {
-        await v1(`/v1/${path}/${encodeURIComponent(orgId())}/${encodeURIComponent(String(id))}`);
+        const answer = await v1<{ refId?: number }>(
+          `/v1/${path}/${encodeURIComponent(orgId())}/${encodeURIComponent(String(id))}`,
+        );
+        done++;
+        if (action === 'duplicate' && typeof answer?.refId === 'number') copies.push(answer.refId);
       } catch (error) {
-        failed++;
-        message = errorText(error, Messages.internalError);
+        failure = errorText(error, Messages.internalError);
       }
     }
     setRunning(null);
-    unselectAll();
+    onUnselectItems();
     refresh();
-    if (failed) notify(message ?? Messages.internalError, { type: 'error' });
+    if (action === 'duplicate' && copies.length)
+      notify(<DuplicatedToast refIds={copies} onOpen={openDraft} />, { type: 'success' });
+    if (action === 'delete' && done) notify(fill(Messages.deletedRows, { count: done }), { type: 'success' });
+    if (failure) notify(failure, { type: 'error' });
   };
 
   return (

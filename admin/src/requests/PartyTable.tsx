@@ -1,9 +1,11 @@
 import { Messages } from '@esign/contract';
 import type { PartyView, RequestListItem } from '@esign/contract';
-import { Button, Link, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
+import { Button, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useNotify, useRecordContext, useRefresh } from 'react-admin';
 import { orgId, v1 } from '../api';
+import { useFormatTime } from '../organisation/OrganisationContext';
+import { fill } from '../placement/geometry';
 
 const COLUMNS = [
   'Party name',
@@ -46,6 +48,39 @@ const ResendInvite = ({ party }: { party: PartyView }) => {
   );
 };
 
+/** The party's status in upper case; for a rejection, when it happened and the remark the party gave (issue 18). */
+const PartyStatus = ({ party }: { party: PartyView }) => {
+  const formatTime = useFormatTime();
+  const rejected = party.status === 'rejected';
+  return (
+    <>
+      <Typography
+        variant="body2"
+        component="span"
+        sx={rejected ? { color: 'error.main', fontWeight: 700 } : undefined}
+        data-testid="party-status"
+      >
+        {party.status.toUpperCase()}
+      </Typography>
+      {rejected && party.rejected_at && (
+        <Typography variant="caption" component="div" color="text.secondary" data-testid="rejected-at">
+          {fill(Messages.partyRejectedOn, { date: formatTime(party.rejected_at) })}
+        </Typography>
+      )}
+      {rejected && party.remark && (
+        <Typography
+          variant="body2"
+          component="div"
+          data-testid="reject-remark"
+          sx={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', maxWidth: 360 }}
+        >
+          {fill(Messages.partyRemark, { remark: party.remark })}
+        </Typography>
+      )}
+    </>
+  );
+};
+
 /** The expanded row of a request or a draft: one line per party (spec section 2, Dashboard). */
 const PartyTable = () => {
   const record = useRecordContext<RequestListItem>();
@@ -73,7 +108,9 @@ const PartyTable = () => {
               {party.downloadUrl ? <DocLink href={party.downloadUrl} label="Signed document" /> : Messages.notGenerated}
             </TableCell>
             <TableCell>{party.sign_url ? <DocLink href={party.sign_url} label="Sign Url" /> : '-'}</TableCell>
-            <TableCell>{party.status.toUpperCase()}</TableCell>
+            <TableCell>
+              <PartyStatus party={party} />
+            </TableCell>
             <TableCell>{party.status === 'in-progress' ? <ResendInvite party={party} /> : '-'}</TableCell>
           </TableRow>
         ))}

@@ -1,6 +1,31 @@
-import type { RequestListItem } from '@esign/contract';
+import type { RequestListItem, RequestStatus } from '@esign/contract';
 import { Box, LinearProgress, Typography } from '@mui/material';
 import { useRecordContext } from 'react-admin';
+
+type Tone = 'primary' | 'success' | 'error' | 'warning' | 'inherit';
+
+/**
+ * How a request's state reads at a glance (issue 18, point 2): in progress in the theme's purple, completed green,
+ * rejected red, expired amber, cancelled grey; a seal failure being retried amber too. The status text beside the bar
+ * names it ('Rejected', 'Expired', 'Cancelled', 'Completed', 'n of m signed').
+ */
+const TONES: Record<RequestStatus, Tone> = {
+  draft: 'primary',
+  'in-progress': 'primary',
+  completed: 'success',
+  rejected: 'error',
+  expired: 'warning',
+  cancelled: 'inherit',
+};
+
+/** The palette entry of a tone, for the status text. */
+const TEXT: Record<Tone, string> = {
+  primary: 'text.secondary',
+  success: 'success.dark',
+  error: 'error.main',
+  warning: 'warning.dark',
+  inherit: 'text.disabled',
+};
 
 /** The row's progress: signers done (status) of signers (max-status), with the status text. */
 const ProgressField = (_props: { label?: string }) => {
@@ -8,16 +33,23 @@ const ProgressField = (_props: { label?: string }) => {
   if (!record) return null;
   const max = record['max-status'] || 1;
   const value = Math.round((100 * record.status) / max);
+  const tone: Tone = record.seal_error ? 'warning' : (TONES[record.request_status] ?? 'primary');
+  const ended = tone !== 'primary';
   return (
-    <Box sx={{ minWidth: 180 }} data-testid="progress">
+    <Box sx={{ minWidth: 180 }} data-testid="progress" data-status={record.request_status}>
       <LinearProgress
         variant="determinate"
         value={value}
-        color={record.seal_error ? 'warning' : record.request_status === 'completed' ? 'success' : 'primary'}
-        sx={{ height: 8, borderRadius: 4 }}
+        color={tone}
+        sx={{
+          height: 8,
+          borderRadius: 4,
+          // Cancelled: a grey bar on a grey track (MUI's 'inherit' takes the text colour).
+          ...(tone === 'inherit' ? { color: 'text.disabled', bgcolor: 'action.disabledBackground' } : {}),
+        }}
         aria-label={record.status_text}
       />
-      <Typography variant="caption" color="text.secondary">
+      <Typography variant="caption" color={TEXT[tone]} sx={{ fontWeight: ended ? 700 : 400 }} data-testid="status-text">
         {record.status_text}
       </Typography>
     </Box>

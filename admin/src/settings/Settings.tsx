@@ -1,7 +1,8 @@
-import { Messages } from '@esign/contract';
+import { Messages, formatDateTime } from '@esign/contract';
 import type { Organisation } from '@esign/contract';
 import SaveIcon from '@mui/icons-material/Save';
 import {
+  Autocomplete,
   Box,
   Button,
   Card,
@@ -12,17 +13,28 @@ import {
   Slider,
   Stack,
   Switch,
+  TextField,
   Typography,
 } from '@mui/material';
 import type { FormEvent, ReactNode } from 'react';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { useNotify } from 'react-admin';
-import { errorText, orgId, v1 } from '../api';
+import { errorText, v1 } from '../api';
 import PageHeading from '../components/PageHeading';
 import WaitBackdrop from '../components/WaitBackdrop';
-import { THRESHOLD, changedFields, roundThreshold, toForm, type SettingsFlag, type SettingsForm } from './form';
-
-const organisationPath = () => `/api/organisations/${encodeURIComponent(orgId())}`;
+import { organisationPath, useOrganisation } from '../organisation/OrganisationContext';
+import { fill } from '../placement/geometry';
+import {
+  THRESHOLD,
+  changedFields,
+  roundThreshold,
+  timeZoneOptions,
+  toForm,
+  validateSettings,
+  type SettingsFlag,
+  type SettingsForm,
+  type SettingsLink,
+} from './form';
 
 /**
  * Where a switch's label starts (the switch is 58 px wide, FormControlLabel pulls it 11 px left): helper texts and the
@@ -122,49 +134,111 @@ const Section = ({ title, intro, children }: { title: string; intro: string; chi
   </Box>
 );
 
+/** A link of the DSC panel: a web address, or nothing. */
+const LinkRow = ({
+  label,
+  help,
+  value,
+  problem,
+  onChange,
+}: {
+  label: string;
+  help: string;
+  value: string;
+  problem?: string;
+  onChange: (value: string) => void;
+}) => (
+  <TextField
+    label={label}
+    value={value}
+    type="url"
+    inputMode="url"
+    placeholder="https://"
+    fullWidth
+    error={Boolean(problem)}
+    helperText={problem ?? help}
+    onChange={(e) => onChange(e.target.value)}
+    slotProps={{ htmlInput: { maxLength: 2048, spellCheck: false } }}
+    sx={{ maxWidth: 640 }}
+  />
+);
+
+/** The time zone every time is written in, picked from the browser's list, with what a time looks like in it now. */
+const TimeZoneRow = ({
+  value,
+  problem,
+  onChange,
+}: {
+  value: string;
+  problem?: string;
+  onChange: (value: string) => void;
+}) => {
+  const options = useMemo(() => timeZoneOptions(value), [value]);
+  const example = problem ? '' : fill(Messages.settingsTimeZoneExample, { time: formatDateTime(new Date(), value) });
+  return (
+    <Autocomplete
+      options={options}
+      value={value || null}
+      onChange={(_event, zone) => onChange(zone ?? '')}
+      autoHighlight
+      sx={{ maxWidth: 420 }}
+      renderInput={(params) => (
+        <TextField
+          {...params}
+          label={Messages.settingsTimeZone}
+          error={Boolean(problem)}
+          helperText={problem ?? example}
+          slotProps={{ formHelperText: { 'data-testid': 'time-zone-example' } as object }}
+        />
+      )}
+    />
+  );
+};
+
 /**
  * /settings (not in the specification): the organisation's identity checks for signers (face capture, the liveness
- * video and its threshold, the location check). Save sends only the fields that changed (PUT
- * /api/organisations/{orgId}); the server's answer becomes the saved state.
+ * video and its threshold, the location check), the DSC panel's signer-app and tutorial links, and the time zone of
+ * every time shown. Save sends only the fields that changed (PUT /api/organisations/{orgId}), once every field reads
+ * right; the server's answer becomes the saved state, for every page (OrganisationProvider).
  */
 const Settings = () => {
   const notify = useNotify();
+  const { organisation, error: loadError, setOrganisation, refresh } = useOrganisation();
   const [saved, setSaved] = useState<SettingsForm | null>(null);
   const [form, setForm] = useState<SettingsForm | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(true);
+  const [saving, setSaving] = useState(false);
+  const [reading, setReading] = useState(true);
 
+  // The page edits the settings: it reads them afresh rather than trust the copy read at sign-in.
   useEffect(() => {
-    let live = true;
-    v1<Organisation>(organisationPath())
-      .then((org) => {
-        if (!live) return;
-        setSaved(toForm(org.settings));
-        setForm(toForm(org.settings));
-      })
-      .catch((error: unknown) => live && setLoadError(errorText(error, Messages.internalError)))
-      .finally(() => live && setBusy(false));
-    return () => {
-      live = false;
-    };
-  }, []);
+    void refresh().finally(() => setReading(false));
+  }, [refresh]);
+
+  // The shared settings as read (or saved); the page's edits start from them.
+  useEffect(() => {
+    if (!organisation || reading) return;
+    setSaved(toForm(organisation.settings));
+    setForm(toForm(organisation.settings));
+  }, [organisation, reading]);
 
   const changes = useMemo(() => (saved && form ? changedFields(saved, form) : {}), [saved, form]);
+  const problems = useMemo(() => (form ? validateSettings(form) : {}), [form]);
   const dirty = Object.keys(changes).length > 0;
+  const valid = Object.keys(problems).length === 0;
+  const busy = saving || reading;
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
-    if (!dirty || busy) return;
-    setBusy(true);
+    if (!dirty || !valid || busy) return;
+    setSaving(true);
     try {
       const org = await v1<Organisation>(organisationPath(), { method: 'PUT', body: changes });
-      setSaved(toForm(org.settings));
-      setForm(toForm(org.settings));
+      setOrganisation(org);
       notify(Messages.settingsSaved, { type: 'success' });
     } catch (error) {
       notify(errorText(error, Messages.internalError), { type: 'error' });
     } finally {
-      setBusy(false);
+      setSaving(false);
     }
   };
 
@@ -172,12 +246,19 @@ const Settings = () => {
     checked: form?.[name] ?? false,
     onChange: (checked: boolean) => setForm((f) => f && { ...f, [name]: checked }),
   });
+  const link = (name: SettingsLink) => ({
+    value: form?.[name] ?? '',
+    problem: problems[name],
+    onChange: (value: string) => setForm((f) => f && { ...f, [name]: value }),
+  });
 
   return (
     <Card sx={{ my: 2 }}>
       <CardContent>
         <PageHeading title={Messages.settingsHeading} />
-        {loadError && <Typography color="error">{loadError}</Typography>}
+        {loadError !== null && !organisation && (
+          <Typography color="error">{errorText(loadError, Messages.internalError)}</Typography>
+        )}
         {form && (
           <Box component="form" noValidate onSubmit={(e: FormEvent) => void save(e)}>
             <Section title={Messages.settingsIdentitySection} intro={Messages.settingsIdentityIntro}>
@@ -225,8 +306,33 @@ const Settings = () => {
                 </Box>
               </Stack>
             </Section>
+            <Section title={Messages.settingsDscSection} intro={Messages.settingsDscIntro}>
+              <LinkRow
+                label={Messages.settingsDscDownloadUrl}
+                help={Messages.settingsDscDownloadUrlHelp}
+                {...link('dsc_download_url')}
+              />
+              <LinkRow
+                label={Messages.settingsDscTutorialUrl}
+                help={Messages.settingsDscTutorialUrlHelp}
+                {...link('dsc_tutorial_url')}
+              />
+            </Section>
+            <Section title={Messages.settingsTimeSection} intro={Messages.settingsTimeIntro}>
+              <TimeZoneRow
+                value={form.time_zone}
+                problem={problems.time_zone}
+                onChange={(zone) => setForm((f) => f && { ...f, time_zone: zone })}
+              />
+            </Section>
             <Box sx={{ display: 'flex', justifyContent: 'flex-end' }}>
-              <Button type="submit" variant="contained" size="large" startIcon={<SaveIcon />} disabled={!dirty || busy}>
+              <Button
+                type="submit"
+                variant="contained"
+                size="large"
+                startIcon={<SaveIcon />}
+                disabled={!dirty || !valid || busy}
+              >
                 {Messages.settingsSave}
               </Button>
             </Box>

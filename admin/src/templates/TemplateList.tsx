@@ -25,6 +25,7 @@ import { useState } from 'react';
 import { useDelete, useNotify, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import PageHeading from '../components/PageHeading';
+import { useFormatTime } from '../organisation/OrganisationContext';
 import { templateErrorText } from './errors';
 import TemplateSortHeader from './TemplateSortHeader';
 import { TemplateTexts } from './texts';
@@ -32,11 +33,6 @@ import type { TemplateSort, TemplateView } from './types';
 import { nextSort, useTemplatePage, useTemplates } from './useTemplates';
 
 const COLUMNS = 7;
-
-const created = (timestamp: string): string => {
-  const date = new Date(timestamp);
-  return Number.isNaN(date.getTime()) ? timestamp : date.toLocaleString();
-};
 
 /**
  * /templates: the organisation's templates (newest first until a header is clicked), '+ Create Template', and delete
@@ -46,6 +42,7 @@ const TemplateList = () => {
   const navigate = useNavigate();
   const notify = useNotify();
   const translate = useTranslate();
+  const formatTime = useFormatTime();
   const { templates, isPending, error, refetch } = useTemplates();
   const [sort, setSort] = useState<TemplateSort | null>(null);
   const [page, setPage] = useState(0);
@@ -155,7 +152,7 @@ const TemplateList = () => {
                     <TableCell sx={{ wordBreak: 'break-all' }}>{template.filename}</TableCell>
                     <TableCell align="right">{template.total_pages}</TableCell>
                     <TableCell align="right">{template.field_count}</TableCell>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{created(template.timestamp)}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatTime(template.timestamp)}</TableCell>
                     <TableCell align="right">
                       <Tooltip title={TemplateTexts.deleteTemplate}>
                         <IconButton

@@ -33,6 +33,12 @@ export const Messages = {
   sendingInvite: 'Sending, please wait...',
   inviteSent: 'Invite sent successfully',
   inviteFailed: 'Something went wrong, please try again',
+  // What the dashboard says besides the specification's texts (issue 18; same style). `{name}` marks a value.
+  noRequestsYet: 'No requests yet',
+  duplicatedAs: 'Duplicated as draft {refId}.',
+  deletedRows: '{count} row(s) deleted.',
+  partyRejectedOn: 'Rejected on {date}',
+  partyRemark: 'Remark: {remark}',
 
   // Drafts
   draftRequests: 'Draft Requests',
@@ -67,6 +73,10 @@ export const Messages = {
   placementHelpDrag: 'Drag and position the signature box to specify signature location.',
   placementHelpPages: 'Select pages where signature should be present.',
   submitRequest: 'Submit Request',
+  // A box never dragged is shown in view, near the top of the page, but what SAVE sends for it is the specification's
+  // default place (DEFAULT_RECTANGLE, bottom-left): the screen says so until it is dragged.
+  placementNotDragged:
+    'Drag the box to where {name} signs. A box that is not dragged goes to the bottom-left corner of the page.',
 
   // Validation (spec section 5)
   invalidEmail: 'Please enter valid email address.',
@@ -74,6 +84,8 @@ export const Messages = {
   selectDuration: 'Please select a duration',
   fillFormDetails: 'Please fill the form(s) details',
   invalidPdf: 'Invalid file format. Only PDF file allowed',
+  // The part of the spec's file rule a name like 'my.contract.pdf' breaks (issue 18), said instead of invalidPdf.
+  pdfFileNameDots: 'The file name may contain only one dot, before pdf.',
   fileTooLarge: 'File size should be less than 5MB',
   invalidSignatureImage: 'Invalid file format. Only .JPEG .JPG .PNG can be uploaded.',
   emptySignaturePad: 'Please sign below / upload a signature file / add your name.',
@@ -157,6 +169,21 @@ export const Messages = {
   settingsAllowSigningFromIndiaOff: 'Applies only with the location check on.',
   settingsSave: 'Save',
   settingsSaved: 'Settings saved',
+  settingsDscSection: 'Signing with a DSC token',
+  settingsDscIntro:
+    'Signers who sign with a digital signature certificate on a USB token use the desktop signer app. Step 1 of the signing page links to these.',
+  settingsDscDownloadUrl: 'Signer app download link',
+  settingsDscDownloadUrlHelp:
+    'Where signers download the signer app for Windows. Without it, a signer whose signature type is All is not offered DSC.',
+  settingsDscTutorialUrl: 'Tutorial video link',
+  settingsDscTutorialUrlHelp: 'A video that shows how to install the signer app and sign with the token (optional).',
+  settingsUrlInvalid: 'Enter a full web address starting with https:// (or http://), or leave it empty.',
+  settingsTimeSection: 'Dates and times',
+  settingsTimeIntro:
+    'Every time a person reads (the console, the signing pages, e-mails and the certificate of completion) is written in this time zone, with its label.',
+  settingsTimeZone: 'Time zone',
+  settingsTimeZoneInvalid: 'Choose a time zone from the list, such as Asia/Kolkata.',
+  settingsTimeZoneExample: 'Now: {time}',
 
   // Generic server answers (not in the specification; same style)
   notFound: 'The requested resource was not found.',

@@ -112,6 +112,7 @@ export interface RequestListItem {
   id: number;
   refId: number;
   filename: string;
+  /** When the request was listed (ISO 8601): its submission; the lists are newest first by it. */
   timestamp: string;
   request_status: RequestStatus;
   status: number;
@@ -125,11 +126,12 @@ export interface RequestListItem {
   data: PartyView[];
 }
 
-/** A draft record (spec section 3). */
+/** A draft record (spec section 3). Only saved drafts are listed (an upload alone is not). */
 export interface DraftListItem {
   id: number;
   refId: number;
   filename: string;
+  /** The draft's last SAVE (ISO 8601); the lists are newest first by it. */
   timestamp: string;
   data: PartyView[];
 }
@@ -155,4 +157,13 @@ export interface DraftReference {
   drag_coord: unknown;
   'total-pages': number;
   pdfheight: number;
+}
+
+/**
+ * DELETE /api/drafts/{id}/unsaved (the placement's Back): the draft an upload made is discarded unless it was saved
+ * or sent; `kept` says which.
+ */
+export interface UnsavedDraftDiscard {
+  id: number;
+  kept: boolean;
 }

@@ -26,3 +26,14 @@ export function normaliseIndianPhone(input: unknown): string | null {
 
 /** Spec section 5: PDF only, exactly one dot in the name. */
 export const PDF_FILENAME = /^[^.]+\.pdf$/i;
+
+/**
+ * Which rule a PDF's file name breaks, if any: 'dots' for a name ending in .pdf with another dot before it
+ * ('my.contract.pdf': Messages.pdfFileNameDots), 'format' for anything else that is not name.pdf (Messages.invalidPdf).
+ */
+export function pdfFileNameProblem(filename: string): 'dots' | 'format' | null {
+  const name = filename.trim();
+  if (PDF_FILENAME.test(name)) return null;
+  const base = /\.pdf$/i.test(name) ? name.slice(0, -4) : '';
+  return base.includes('.') && /[^.]/.test(base) ? 'dots' : 'format';
+}

@@ -73,6 +73,16 @@ export async function uploadOk(t: TestApp, key: string, orgId: string, o: Upload
   return res.body as UploadResponse;
 }
 
+/**
+ * POST /v1/save with every signer at the default place, as SAVE on the placement screen does for boxes left where
+ * they are: the draft is listed from then on.
+ */
+export async function saveDefault(t: TestApp, key: string, orgId: string, up: UploadResponse): Promise<void> {
+  const data = up.requests.filter((r) => !r.observer).map((r) => ({ refId: up.refId, order: r.order, pageNo: [1] }));
+  const res = await t.http.post('/v1/save').set('apikey', key).send({ orgId, data });
+  if (res.status !== 200) throw new Error(`save answered ${res.status}: ${JSON.stringify(res.body)}`);
+}
+
 /** Every file under a directory (to show a rejected upload stored nothing). */
 export function filesUnder(dir: string): string[] {
   const out: string[] = [];

@@ -17,14 +17,16 @@ export interface ListQuery {
   offset: number;
   limit: number;
   order: 'ASC' | 'DESC';
-  sortBy: 'createdAt' | 'filename' | 'refId';
+  sortBy: 'listedAt' | 'filename' | 'refId';
 }
 
 const SORT_FIELDS = ['timestamp', 'createdAt', 'id', 'refId', 'filename'] as const;
+// The row's timestamp is the time it was listed (a draft's last SAVE, a request's submission): newest first holds for
+// a draft submitted today although it was uploaded last week.
 const SORT_COLUMN: Record<(typeof SORT_FIELDS)[number], ListQuery['sortBy']> = {
-  timestamp: 'createdAt',
-  createdAt: 'createdAt',
-  id: 'createdAt',
+  timestamp: 'listedAt',
+  createdAt: 'listedAt',
+  id: 'listedAt',
   refId: 'refId',
   filename: 'filename',
 };
@@ -46,6 +48,7 @@ const LIST_COLUMNS = [
   'signedFileKey',
   'sealError',
   'deletedAt',
+  'listedAt',
   'createdAt',
 ] as const satisfies readonly (keyof RequestEntity)[];
 
@@ -57,6 +60,9 @@ const STATUS_TEXT: Record<string, string> = {
   cancelled: 'Cancelled',
 };
 
+/** The row's timestamp: when it was listed (see RequestEntity.listedAt). */
+const listedTime = (r: RequestEntity): string => (r.listedAt ?? r.createdAt).toISOString();
+
 /** In progress: how far, and whether applying a signature is failing (the seal job retries; an operator can reseal). */
 function statusText(r: RequestEntity): string {
   const done = `${r.signersDone} of ${r.signersTotal} signed`;
@@ -64,8 +70,9 @@ function statusText(r: RequestEntity): string {
 }
 
 /**
- * The console's lists, paginated and searched in the database on one index (orgId, isDraft, deletedAt, createdAt,
- * filename), and the /v1 list calls kept for compatibility.
+ * The console's lists, paginated and searched in the database on one index (orgId, isDraft, deletedAt, listedAt,
+ * filename), and the /v1 list calls kept for compatibility. A draft is listed once saved (listedAt set): the one
+ * PROCEED uploads before the placement is not, so leaving the placement never leaves a stray draft in the list.
  */
 @Injectable()
 export class RequestListsService {
@@ -82,7 +89,8 @@ export class RequestListsService {
       .select(LIST_COLUMNS.map((c) => `r.${c}`))
       .where('r.org_id = :orgId', { orgId })
       .andWhere('r.is_draft = :draft', { draft: query.drafts })
-      .andWhere('r.deleted_at IS NULL');
+      .andWhere('r.deleted_at IS NULL')
+      .andWhere('r.listed_at IS NOT NULL');
     const q = query.q?.trim();
     if (q) {
       if (/^\d+$/.test(q)) {
@@ -97,7 +105,7 @@ export class RequestListsService {
         qb.andWhere("r.filename LIKE :pattern ESCAPE '!'", { pattern });
       }
     }
-    const column = { createdAt: 'r.created_at', filename: 'r.filename', refId: 'r.ref_id' }[query.sortBy];
+    const column = { listedAt: 'r.listed_at', filename: 'r.filename', refId: 'r.ref_id' }[query.sortBy];
     // Unfiltered, the total is one row of the counts the triggers keep (SQLite); else the database counts.
     const total = (q ? null : await this.counts.total(orgId, query.drafts)) ?? (await qb.getCount());
     const rows = await qb
@@ -125,7 +133,8 @@ export class RequestListsService {
 
   async one(orgId: string, refId: number, drafts: boolean): Promise<RequestListItem> {
     const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
-    if (!req || req.deletedAt || req.isDraft !== drafts) throw new AppError('NOT_FOUND', 'Request not found.');
+    if (!req || req.deletedAt || !req.listedAt || req.isDraft !== drafts)
+      throw new AppError('NOT_FOUND', 'Request not found.');
     const parties = await this.requests.partiesOf([refId]);
     return this.item(req, parties.get(refId) ?? []);
   }
@@ -136,7 +145,7 @@ export class RequestListsService {
       id: r.refId,
       refId: r.refId,
       filename: r.filename,
-      timestamp: r.createdAt.toISOString(),
+      timestamp: listedTime(r),
       request_status: r.status,
       status: r.signersDone,
       'max-status': r.signersTotal,
@@ -153,7 +162,7 @@ export class RequestListsService {
       id: r.refId,
       refId: r.refId,
       filename: r.filename,
-      timestamp: r.createdAt.toISOString(),
+      timestamp: listedTime(r),
       data: await this.partyViews(r, parties),
     };
   }
@@ -178,6 +187,8 @@ export class RequestListsService {
           sign_url: live && p.tokenHash ? await this.links.signUrl(r.orgId, r.refId, p.order, p.tokenNonce) : null,
           sign_method: p.signMethod ?? null,
           signed_at: p.signedAt ? p.signedAt.toISOString() : null,
+          rejected_at: p.rejectedAt ? p.rejectedAt.toISOString() : null,
+          remark: p.rejectRemark ?? null,
         };
         if (downloadUrl && (p.status === 'completed' || r.status === 'completed')) view.downloadUrl = downloadUrl;
         return view;

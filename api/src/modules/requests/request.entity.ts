@@ -17,9 +17,9 @@ export interface PageGeometry {
  * numeric Ref ID the specification shows; random, so it tells nothing about other organisations' volume.
  */
 @Entity('requests')
-// The console's lists read one index: newest first within (organisation, draft or not, not deleted); the file name is
-// in it too so a file-name search scans the index, not the table.
-@Index('idx_requests_list', ['orgId', 'isDraft', 'deletedAt', 'createdAt', 'filename'])
+// The console's lists read one index: newest first (by the time each row is listed) within (organisation, draft or not,
+// not deleted); the file name is in it too so a file-name search scans the index, not the table.
+@Index('idx_requests_listed', ['orgId', 'isDraft', 'deletedAt', 'listedAt', 'filename'])
 // The caller's idempotency reference (POST /v1/upload clientReference / Idempotency-Key): one request per reference and
 // organisation; requests without one (NULL) are not constrained.
 @Index('idx_requests_client_reference', ['orgId', 'clientReference'], { unique: true })
@@ -86,6 +86,14 @@ export class RequestEntity {
 
   @DateTimeColumn({ name: 'submitted_at', nullable: true })
   submittedAt!: Date | null;
+
+  /**
+   * Where the row sorts in the console's lists, newest first: for a draft the time of its last SAVE, for a request
+   * sent the time it was submitted. Null for a draft never saved (PROCEED uploads it before the placement): it is not
+   * listed, and the drafts cleanup removes it once abandoned.
+   */
+  @DateTimeColumn({ name: 'listed_at', nullable: true })
+  listedAt!: Date | null;
 
   @DateTimeColumn({ name: 'expires_at', nullable: true })
   expiresAt!: Date | null;

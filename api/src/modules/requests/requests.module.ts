@@ -11,15 +11,16 @@ import { RequestCounts } from './request-counts';
 import { RequestsService } from './requests.service';
 import { RestRequestsController } from './rest-requests.controller';
 import { TemplateUploads } from './template-uploads';
+import { UnsavedDrafts } from './unsaved-drafts';
 import { V1RequestsController } from './v1-requests.controller';
 
 type JobPayload = { orgId: string; refId: number };
 
 @Module({
   imports: [JobsModule, NotificationsModule, WebhooksModule, TemplatesModule],
-  providers: [RequestsService, RequestListsService, RequestCounts, RequestEvents, TemplateUploads],
+  providers: [RequestsService, RequestListsService, RequestCounts, RequestEvents, TemplateUploads, UnsavedDrafts],
   controllers: [V1RequestsController, RestRequestsController, DocumentsController],
-  exports: [RequestsService, RequestListsService, RequestEvents],
+  exports: [RequestsService, RequestListsService, RequestEvents, UnsavedDrafts],
 })
 export class RequestsModule implements OnModuleInit {
   constructor(

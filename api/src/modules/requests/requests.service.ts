@@ -157,6 +157,8 @@ export class RequestsService {
           templateId: prepared.templateId,
           createdBy: auth.userId ?? auth.keyId,
           submittedAt: null,
+          // Not listed until its placement is saved (see RequestEntity.listedAt and UnsavedDrafts).
+          listedAt: null,
           expiresAt: null,
           completedAt: null,
           signedFileKey: null,
@@ -413,6 +415,8 @@ export class RequestsService {
       saved.push(party.order);
     }
     req.updatedAt = now;
+    // A saved draft is listed, as of this save (a submission below lists it again by its submission time).
+    req.listedAt = now;
     await manager.save(RequestEntity, req);
     await this.audit.record(manager, {
       orgId: auth.orgId,
@@ -464,6 +468,8 @@ export class RequestsService {
     req.status = 'in-progress';
     req.isDraft = false;
     req.submittedAt = now;
+    // Listed by the time it was sent, so newest first holds for a draft submitted long after its upload.
+    req.listedAt = now;
     req.expiresAt = new Date(now.getTime() + org.requestExpiryDays * 86_400_000);
     req.updatedAt = now;
     await manager.save(RequestEntity, req);
@@ -555,6 +561,9 @@ export class RequestsService {
         signersDone: 0,
         createdBy: auth.userId ?? auth.keyId,
         submittedAt: null,
+        // The copy is a whole draft (its placements copied): listed at once, first among the drafts.
+        listedAt: now,
+        clientReference: null,
         expiresAt: null,
         completedAt: null,
         signedFileKey: null,
@@ -775,6 +784,8 @@ export class RequestsService {
         tokenNonce: true,
         signMethod: true,
         signedAt: true,
+        rejectedAt: true,
+        rejectRemark: true,
       },
       where: { refId: In(refIds) },
       order: { order: 'ASC' },

@@ -8,6 +8,7 @@ import { sendPage } from '../../common/rest-query';
 import type { PartyEntity } from './party.entity';
 import { parseRestQuery, RequestListsService } from './request-lists.service';
 import { RequestsService, toRefId } from './requests.service';
+import { UnsavedDrafts, type DiscardResult } from './unsaved-drafts';
 
 /**
  * The request's detail shows who rejected, when and why (issue 18, point 2): `rejected_at` and `remark` of each party
@@ -43,6 +44,7 @@ export class RestRequestsController {
   constructor(
     private readonly lists: RequestListsService,
     private readonly requests: RequestsService,
+    private readonly unsaved: UnsavedDrafts,
   ) {}
 
   @ApiOperation({ summary: 'Sent requests, paginated, sorted and searched (digits: Ref ID; text: file name).' })
@@ -97,5 +99,14 @@ export class RestRequestsController {
     await this.lists.one(auth.orgId, refId, true);
     await this.requests.delete(auth, refId);
     return { id: refId };
+  }
+
+  @ApiOperation({
+    summary:
+      'Discard the draft an upload made if it was never saved (Back from the placement): { id, kept: false }; a saved draft or a sent request is kept ({ kept: true }).',
+  })
+  @Delete('drafts/:id/unsaved')
+  discardUnsaved(@Auth() auth: AuthContext, @Param('id') id: string): Promise<DiscardResult> {
+    return this.unsaved.discard(auth, id);
   }
 }

@@ -85,7 +85,7 @@ export class V1RequestsController {
       offset: Math.max(0, Number(offset) || 0),
       limit: Math.min(COMPAT_LIST_LIMIT, Math.max(1, Number(limit) || COMPAT_LIST_LIMIT)),
       order: 'DESC',
-      sortBy: 'createdAt',
+      sortBy: 'listedAt',
     });
     return { code: 200, total, data: items };
   }
@@ -102,7 +102,7 @@ export class V1RequestsController {
       offset: Math.max(0, Number(offset) || 0),
       limit: Math.min(COMPAT_LIST_LIMIT, Math.max(1, Number(limit) || COMPAT_LIST_LIMIT)),
       order: 'DESC',
-      sortBy: 'createdAt',
+      sortBy: 'listedAt',
     });
     return { code: 200, total, data: items };
   }

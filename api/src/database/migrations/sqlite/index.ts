@@ -9,6 +9,7 @@ import { ClientReference1795401397417 } from './1795401397417-ClientReference';
 import { JobInterruptions1795418643334 } from './1795418643334-JobInterruptions';
 import { OrgTimeZoneTutorial1795550518226 } from './1795550518226-OrgTimeZoneTutorial';
 import { SignerSessions1795550808030 } from './1795550808030-SignerSessions';
+import { RequestsListedAt1795551057423 } from './1795551057423-RequestsListedAt';
 import { UserEmail1795551100444 } from './1795551100444-UserEmail';
 import { RecipientListLogins1795551249504 } from './1795551249504-RecipientListLogins';
 
@@ -23,6 +24,7 @@ export const SQLITE_MIGRATIONS = [
   JobInterruptions1795418643334,
   OrgTimeZoneTutorial1795550518226,
   SignerSessions1795550808030,
+  RequestsListedAt1795551057423,
   UserEmail1795551100444,
   RecipientListLogins1795551249504,
 ];

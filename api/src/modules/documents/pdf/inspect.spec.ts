@@ -216,7 +216,7 @@ describe('inspectPdf: refusals, each a 4xx with a message for the user', () => {
   it('refuses a name or MIME type the spec does not allow', async () => {
     const bytes = readFixture('pdfs', 'normal.pdf');
     for (const [filename, mime] of [
-      ['a.b.pdf', 'application/pdf'],
+      ['a.b.pdf', 'image/png'],
       ['document.pdf', 'image/png'],
       ['document.txt', 'application/pdf'],
       ['pdf', 'application/pdf'],
@@ -226,6 +226,14 @@ describe('inspectPdf: refusals, each a 4xx with a message for the user', () => {
     ]) {
       await expectRefused(inspect(bytes, filename, mime), 415, Messages.invalidPdf);
     }
+  });
+
+  it('names the rule a PDF name with more than one dot breaks', async () => {
+    const bytes = readFixture('pdfs', 'normal.pdf');
+    for (const filename of ['a.b.pdf', 'my.contract.pdf', 'v1..final.PDF', '.hidden.pdf'])
+      await expectRefused(inspect(bytes, filename), 415, Messages.pdfFileNameDots);
+    for (const filename of ['.pdf', '...pdf', 'document.pdf.exe'])
+      await expectRefused(inspect(bytes, filename), 415, Messages.invalidPdf);
   });
 
   it('accepts the extension in any case', async () => {

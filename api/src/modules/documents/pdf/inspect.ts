@@ -1,4 +1,4 @@
-import { Limits, PDF_FILENAME } from '@esign/contract';
+import { Limits, pdfFileNameProblem } from '@esign/contract';
 import {
   PDFArray,
   PDFDict,
@@ -14,7 +14,7 @@ import { AppError } from '../../../common/app-error';
 import type { PageGeometry } from '../../requests/request.entity';
 import { appendBlocker } from './incremental';
 import { countSignatures, loadPdf } from './load';
-import { damaged, encrypted, invalidFormat, signedAndDamaged, tooLarge } from './messages';
+import { damaged, encrypted, fileNameDots, invalidFormat, signedAndDamaged, tooLarge } from './messages';
 import { toRuns } from './pageRuns';
 import { analyseStructure } from './structure';
 
@@ -55,7 +55,11 @@ const DEFAULT_MEDIA_BOX: [number, number, number, number] = [0, 0, 612, 792];
 export async function inspectPdf(input: InspectPdfInput): Promise<InspectedPdf> {
   const { bytes, filename, mimeType } = input;
   const mime = typeof mimeType === 'string' ? mimeType.split(';')[0].trim().toLowerCase() : '';
-  if (mime !== PDF_MIME || typeof filename !== 'string' || !PDF_FILENAME.test(filename.trim())) throw invalidFormat();
+  if (mime !== PDF_MIME || typeof filename !== 'string') throw invalidFormat();
+  // 'my.contract.pdf' is told the rule it breaks (one dot, before pdf); any other name is not a PDF's.
+  const nameProblem = pdfFileNameProblem(filename);
+  if (nameProblem === 'dots') throw fileNameDots();
+  if (nameProblem) throw invalidFormat();
   if (!Buffer.isBuffer(bytes)) throw invalidFormat();
   if (bytes.length >= Limits.maxFileBytes) throw tooLarge();
   if (bytes.length < HEADER.length || !bytes.subarray(0, HEADER.length).equals(HEADER)) throw invalidFormat();

@@ -7,6 +7,7 @@ export function fillMessage(text: string, values: Record<string, string | number
 }
 
 export const invalidFormat = (): AppError => new AppError('UNSUPPORTED_MEDIA_TYPE', Messages.invalidPdf);
+export const fileNameDots = (): AppError => new AppError('UNSUPPORTED_MEDIA_TYPE', Messages.pdfFileNameDots);
 export const tooLarge = (): AppError => new AppError('PAYLOAD_TOO_LARGE', Messages.fileTooLarge);
 export const damaged = (): AppError => new AppError('INVALID_DOCUMENT', Messages.pdfDamaged);
 export const encrypted = (): AppError => new AppError('INVALID_DOCUMENT', Messages.pdfEncrypted);
