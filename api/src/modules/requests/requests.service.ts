@@ -9,7 +9,7 @@ import {
   type UploadResponse,
 } from '@esign/contract';
 import { randomInt, randomUUID } from 'node:crypto';
-import { DataSource, In, IsNull, Not, type EntityManager } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppError } from '../../common/app-error';
 import type { JsonValue } from '../../database/columns';
@@ -750,17 +750,6 @@ export class RequestsService {
       await this.audit.record(manager, { orgId, refId, type: 'request.expired', actor: 'system' });
       await this.events.expired(manager, org, req, pending);
       return true;
-    });
-  }
-
-  /** Who rejected the request, when and why (the request's detail shows it). */
-  async rejectionsOf(
-    orgId: string,
-    refId: number,
-  ): Promise<Pick<PartyEntity, 'order' | 'rejectedAt' | 'rejectRemark'>[]> {
-    return this.db.manager.find(PartyEntity, {
-      select: { order: true, rejectedAt: true, rejectRemark: true },
-      where: { orgId, refId, rejectedAt: Not(IsNull()) },
     });
   }
 

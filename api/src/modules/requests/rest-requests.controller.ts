@@ -5,27 +5,9 @@ import type { Response } from 'express';
 import { AppError } from '../../common/app-error';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { sendPage } from '../../common/rest-query';
-import type { PartyEntity } from './party.entity';
 import { parseRestQuery, RequestListsService } from './request-lists.service';
 import { RequestsService, toRefId } from './requests.service';
 import { UnsavedDrafts, type DiscardResult } from './unsaved-drafts';
-
-/**
- * The request's detail shows who rejected, when and why (issue 18, point 2): `rejected_at` and `remark` of each party
- * that rejected, from the party rows (the list service may fill them already; the rows say the same).
- */
-function withRejections(
-  item: RequestListItem,
-  rejections: Pick<PartyEntity, 'order' | 'rejectedAt' | 'rejectRemark'>[],
-): RequestListItem {
-  for (const view of item.data) {
-    const row = rejections.find((p) => p.order === view.order);
-    if (!row?.rejectedAt) continue;
-    view.rejected_at = row.rejectedAt.toISOString();
-    view.remark = row.rejectRemark;
-  }
-  return item;
-}
 
 const refIdOf = (id: string): number => {
   const refId = toRefId(id);
@@ -62,9 +44,8 @@ export class RestRequestsController {
   @ApiOperation({ summary: 'One sent request: its parties, with the remark and time of a rejection.' })
   @Get('requests/:id')
   async one(@Auth() auth: AuthContext, @Param('id') id: string): Promise<RequestListItem> {
-    const refId = refIdOf(id);
-    const item = await this.lists.one(auth.orgId, refId, false);
-    return withRejections(item, await this.requests.rejectionsOf(auth.orgId, refId));
+    // The list's own view: each party that rejected carries rejected_at and remark.
+    return this.lists.one(auth.orgId, refIdOf(id), false);
   }
 
   @ApiOperation({ summary: 'Cancel a sent request and remove it from the list.' })
