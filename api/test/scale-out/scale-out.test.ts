@@ -221,10 +221,10 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
       );
       return Number(open[0].n) === 0;
     });
-    // Only the request's next reminder and its expiry stay queued, due later.
-    await until('no job is left but the next reminder and the expiry', async () => {
+    // Only the request's next reminder and its expiry stay queued, due later (and the hourly drafts cleanup).
+    await until('no job is left but the next reminder, the expiry and the drafts cleanup', async () => {
       const open = await rows<{ type: string }>("SELECT type FROM jobs WHERE status IN ('queued', 'running')");
-      return open.every((j) => j.type === 'request.remind' || j.type === 'request.expire');
+      return open.every((j) => ['request.remind', 'request.expire', 'drafts.cleanup'].includes(j.type));
     }).catch(async (err: Error) => {
       throw new Error(`${err.message}\n${await state()}`);
     });
