@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Limits, RequestMessages, SigningMethod } from '@esign/contract';
+import { Limits, RequestMessages, SigningMethod, formatDateTime } from '@esign/contract';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
@@ -41,11 +41,14 @@ const methodText = (p: PartyEntity): string | null => {
 };
 
 /** An audit event's data as one readable line for the certificate. */
-export function eventDetail(data: Record<string, unknown> | null): string | null {
+export function eventDetail(data: Record<string, unknown> | null, timeZone?: string): string | null {
   if (!data) return null;
+  // A time in the data (an expiry, a rejection) is written as every time a person reads: in the organisation's zone.
+  const show = (value: unknown) =>
+    typeof value === 'string' && ISO_TIME.test(value) ? formatDateTime(value, timeZone) : String(value);
   const parts = Object.entries(data)
     .filter(([key, value]) => value !== null && value !== undefined && key !== 'otpId')
-    .map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+    .map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : show(value)}`);
   const text = parts.join('; ');
   return text ? (text.length > 240 ? `${text.slice(0, 239)}…` : text) : null;
 }
@@ -264,7 +267,7 @@ export class SealService implements OnModuleInit {
       submittedAt: req.submittedAt ?? req.createdAt,
       completedAt: now,
       parties: await Promise.all(parties.map((p) => this.certificateParty(p))),
-      events: events.map(certificateEvent),
+      events: events.map((e) => certificateEvent(e, org.timeZone)),
       chainIntact: this.audit.verifyChain(events) === null,
       lastHash: events[events.length - 1]?.hash ?? '',
       timeZone: org.timeZone,
@@ -345,13 +348,15 @@ export class SealService implements OnModuleInit {
   }
 }
 
-function certificateEvent(e: AuditEventEntity): CertificateEvent {
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function certificateEvent(e: AuditEventEntity, timeZone: string): CertificateEvent {
   return {
     at: e.createdAt,
     type: e.type,
     actor: e.actor,
     ip: e.ip,
-    detail: eventDetail(e.data),
+    detail: eventDetail(e.data, timeZone),
     hash: e.hash,
   };
 }
