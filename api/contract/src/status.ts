@@ -33,3 +33,10 @@ export const FILE_UPLOAD_TYPES = ['Choose File', 'Choose template'] as const;
 
 /** Reminder options as the console shows them. */
 export const REMINDER_LABELS: Record<number, string> = { 12: '12 hours', 24: '1 day', 48: '2 days' };
+
+/**
+ * PAdES baseline levels (ETSI EN 319 142-1) a signature reaches: B-B (signed), B-T (with a trusted time), B-LT (with
+ * the certificates and revocation data to check it later), B-LTA (under an archive timestamp).
+ */
+export const SIGNATURE_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
+export type SignatureLevel = (typeof SIGNATURE_LEVELS)[number];

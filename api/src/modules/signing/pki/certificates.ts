@@ -106,6 +106,32 @@ export async function issueOrganisationCa(root: KeyPairPem, org: Org, now: Date)
   return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
+/**
+ * The built-in development timestamp authority's certificate (RFC 3161 section 2.3: extended key usage
+ * id-kp-timeStamping only, and critical), RSA, under the development root, like the sandbox ESP stands in for a
+ * licensed ESP. 10 years, capped by the root.
+ */
+export async function issueTsaCertificate(root: KeyPairPem, now: Date): Promise<KeyPairPem> {
+  const issuer = await loadIssuer(root, []);
+  const keys = await newRsaKeys();
+  const cert = await issue(
+    issuer,
+    keys.publicKey,
+    dn([
+      ['O', 'e-Sign (development)'],
+      ['CN', 'e-Sign Development Timestamp Authority'],
+    ]),
+    now,
+    10,
+    [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.timeStamping], true),
+    ],
+  );
+  return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
+}
+
 /** The seal closes a completed document once, so a long-lived RSA key of the organisation's own is fine for it. */
 export async function issueSealCertificate(issuer: KeyPairPem, org: Org, now: Date): Promise<KeyPairPem> {
   const material = await loadIssuer(issuer, []);

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { CreatedAtColumn } from '../../../database/columns';
 
-export type SealKeyKind = 'root' | 'issuer' | 'seal' | 'asp' | 'esp-ca' | 'esp';
+export type SealKeyKind = 'root' | 'issuer' | 'seal' | 'asp' | 'esp-ca' | 'esp' | 'tsa';
 
 /**
  * Certificates and keys of the seals, shared by every API node through the database: the development root CA

@@ -12,6 +12,7 @@ import {
   generateRootCa,
   issueOrganisationCa,
   issueSealCertificate,
+  issueTsaCertificate,
   issueSignerCertificate,
   loadIssuer,
   pdfSignerFromPem,
@@ -35,6 +36,7 @@ export interface ReadySigner {
 }
 
 const ROOT = 'root';
+const TSA = 'tsa';
 const splitPems = (text: string): string[] =>
   text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\s*/g)?.map((p) => p.trim()) ?? [];
 const summary = (pem: string): CertificateSummary => {
@@ -91,6 +93,21 @@ export class SealPkiService {
     }
     this.exportRoot(row.certPem);
     return { certPem: row.certPem, keyPem: row.keyPem };
+  }
+
+  /**
+   * The built-in development TSA's key and certificate (issued by the development root at first need), with its
+   * chain up to the root: what the development timestamp authority signs tokens with.
+   */
+  async devTsa(): Promise<KeyPairPem & { chainPems: string[] }> {
+    let row = await this.rows().findOneBy({ id: TSA });
+    if (!row) {
+      const root = await this.root();
+      const pair = await issueTsaCertificate(root, this.clock.now());
+      row = await this.insertOnce(this.entity(TSA, null, 'tsa', pair, [root.certPem], 'generated'));
+      this.log.log(`development timestamp authority certified: ${certificateInfo(row.certPem).subject}`);
+    }
+    return { certPem: row.certPem, keyPem: row.keyPem, chainPems: splitPems(row.chainPem) };
   }
 
   /** PEM of the development root CA: what a verifier trusts (pdfsig through an NSS database, Acrobat's trust list). */
