@@ -1,0 +1,345 @@
+import { createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
+import {
+  Attribute,
+  CertificateChoices,
+  CertificateSet,
+  CMSVersion,
+  ContentInfo,
+  DigestAlgorithmIdentifier,
+  DigestAlgorithmIdentifiers,
+  EncapsulatedContentInfo,
+  id_data,
+  id_signedData,
+  IssuerAndSerialNumber,
+  SignatureAlgorithmIdentifier,
+  SignedData,
+  SignerIdentifier,
+  SignerInfo,
+  SignerInfos,
+} from '@peculiar/asn1-cms';
+import { ECDSASigValue } from '@peculiar/asn1-ecc';
+import {
+  AsnArray,
+  AsnConvert,
+  AsnIntegerArrayBufferConverter,
+  AsnProp,
+  AsnPropTypes,
+  AsnType,
+  AsnTypeTypes,
+  OctetString,
+} from '@peculiar/asn1-schema';
+import { AlgorithmIdentifier, Certificate, GeneralName } from '@peculiar/asn1-x509';
+
+/*
+ * The CMS (RFC 5652) of every signature the product embeds, built and read with @peculiar's ASN.1 schemas: the PAdES
+ * signed attributes a key or a USB token signs, the SignedData around a signature, the signature-timestamp attribute
+ * (B-T) added to a CMS made here or by an ESP, and the few things read back (messageDigest, signer certificate).
+ */
+
+export const CmsOid = {
+  contentType: '1.2.840.113549.1.9.3',
+  messageDigest: '1.2.840.113549.1.9.4',
+  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
+  /** id-aa-signatureTimeStampToken (RFC 3161 appendix A): a TimeStampToken over the signature value. */
+  signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
+  sha256: '2.16.840.1.101.3.4.2.1',
+  sha256WithRsa: '1.2.840.113549.1.1.11',
+  ecdsaWithSha256: '1.2.840.10045.4.3.2',
+} as const;
+
+export type CmsSignatureAlgorithm = 'RSA-SHA256' | 'ECDSA-SHA256';
+
+// ---- ESS signing-certificate-v2 (RFC 5035), the one attribute asn1-cms has no class for ----
+
+@AsnType({ type: AsnTypeTypes.Sequence })
+class IssuerSerial {
+  @AsnProp({ type: GeneralName, repeated: 'sequence' }) issuer: GeneralName[] = [];
+  @AsnProp({ type: AsnPropTypes.Integer, converter: AsnIntegerArrayBufferConverter }) serialNumber = new ArrayBuffer(0);
+  constructor(params: Partial<IssuerSerial> = {}) {
+    Object.assign(this, params);
+  }
+}
+
+/** ESSCertIDv2 with hashAlgorithm left out: DER omits its DEFAULT (SHA-256). */
+@AsnType({ type: AsnTypeTypes.Sequence })
+class EssCertIdV2 {
+  @AsnProp({ type: OctetString }) certHash = new OctetString();
+  @AsnProp({ type: IssuerSerial, optional: true }) issuerSerial?: IssuerSerial;
+  constructor(params: Partial<EssCertIdV2> = {}) {
+    Object.assign(this, params);
+  }
+}
+
+@AsnType({ type: AsnTypeTypes.Sequence })
+class SigningCertificateV2 {
+  @AsnProp({ type: EssCertIdV2, repeated: 'sequence' }) certs: EssCertIdV2[] = [];
+  constructor(params: Partial<SigningCertificateV2> = {}) {
+    Object.assign(this, params);
+  }
+}
+
+@AsnType({ type: AsnTypeTypes.Choice })
+class ObjectIdentifierValue {
+  @AsnProp({ type: AsnPropTypes.ObjectIdentifier }) value = '';
+  constructor(value = '') {
+    this.value = value;
+  }
+}
+
+/** The signed attributes as the key signs them: a DER SET OF Attribute (tag 0x31). */
+@AsnType({ type: AsnTypeTypes.Set, itemType: Attribute })
+class AttributeSet extends AsnArray<Attribute> {
+  constructor(items?: Attribute[]) {
+    super(items);
+    Object.setPrototypeOf(this, AttributeSet.prototype);
+  }
+}
+
+const sha256 = (bytes: Uint8Array | ArrayBuffer) =>
+  new Uint8Array(createHash('sha256').update(new Uint8Array(bytes)).digest());
+const bytesOf = (value: ArrayBuffer | Uint8Array): Uint8Array => new Uint8Array(value);
+const bufferOf = (bytes: Uint8Array | ArrayBuffer): ArrayBuffer => {
+  const view = new Uint8Array(bytes);
+  return view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength) as ArrayBuffer;
+};
+
+/** X.690: a SET OF in DER lists its elements by their encodings, the shorter as if padded with zeros. */
+function derOrder(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const diff = (a[i] ?? 0) - (b[i] ?? 0);
+    if (diff) return diff;
+  }
+  return 0;
+}
+
+const attribute = (type: string, value: ArrayBuffer) => new Attribute({ attrType: type, attrValues: [value] });
+
+/** The certificate parsed, and its issuer and serial number as the signer identifier and ESS need them. */
+function certificateOf(certificateDer: Uint8Array): Certificate {
+  try {
+    return AsnConvert.parse(certificateDer, Certificate);
+  } catch (error) {
+    throw new Error(`Not a DER-encoded X.509 certificate (${(error as Error).message}).`);
+  }
+}
+
+/**
+ * The DER of PAdES B-B signed attributes, encoded as a SET (tag 0x31): what the signer's key signs. contentType
+ * (id-data), messageDigest, and signing-certificate-v2 (an ESSCertIDv2 with the certificate's SHA-256 and issuer and
+ * serial); no signingTime (PAdES puts the time in the signature dictionary's /M).
+ */
+export function signedAttributesFor(digest: Uint8Array, certificateDer: Uint8Array): Uint8Array {
+  if (digest.length !== 32) throw new Error(`A SHA-256 digest has 32 bytes, not ${digest.length}.`);
+  const tbs = certificateOf(certificateDer).tbsCertificate;
+  const ess = new SigningCertificateV2({
+    certs: [
+      new EssCertIdV2({
+        certHash: new OctetString(sha256(certificateDer)),
+        issuerSerial: new IssuerSerial({
+          issuer: [new GeneralName({ directoryName: tbs.issuer })],
+          serialNumber: tbs.serialNumber,
+        }),
+      }),
+    ],
+  });
+  const attributes = [
+    attribute(CmsOid.contentType, AsnConvert.serialize(new ObjectIdentifierValue(id_data))),
+    attribute(CmsOid.messageDigest, AsnConvert.serialize(new OctetString(digest))),
+    attribute(CmsOid.signingCertificateV2, AsnConvert.serialize(ess)),
+  ];
+  // DER orders a SET OF by the encodings of its elements.
+  const sorted = attributes
+    .map((a) => ({ a, der: bytesOf(AsnConvert.serialize(a)) }))
+    .sort((x, y) => derOrder(x.der, y.der))
+    .map(({ a }) => a);
+  return bytesOf(AsnConvert.serialize(new AttributeSet(sorted)));
+}
+
+export interface CmsParts {
+  /** When given, the signed attributes' messageDigest must equal it. */
+  digest?: Uint8Array;
+  /** As signedAttributesFor() answered them and the key signed them (tag 0x31). */
+  signedAttributesDer: Uint8Array;
+  /** RSA PKCS#1 v1.5; ECDSA as DER or as the raw r‖s a PKCS#11 token answers (converted to DER). */
+  signature: Uint8Array;
+  certificateDer: Uint8Array;
+  /** Issuers up to the root, without the signer's own certificate. */
+  chainDers: Uint8Array[];
+  signatureAlgorithm: CmsSignatureAlgorithm;
+}
+
+/** ECDSA-Sig-Value DER as it is, or built from a P-256 token's raw r‖s (64 bytes). */
+function ecdsaDer(signature: Uint8Array): Uint8Array {
+  try {
+    const value = AsnConvert.parse(signature, ECDSASigValue);
+    if (bytesOf(AsnConvert.serialize(value)).length === signature.length) return signature;
+  } catch {
+    // not DER: raw r‖s below
+  }
+  if (signature.length !== 64) throw new Error('An ECDSA P-256 signature is DER or 64 bytes of r‖s.');
+  const integer = (value: Uint8Array) => {
+    let start = 0;
+    while (start < value.length - 1 && value[start] === 0) start++;
+    const trimmed = value.subarray(start);
+    return bufferOf(trimmed[0] & 0x80 ? Uint8Array.from([0, ...trimmed]) : trimmed);
+  };
+  return bytesOf(
+    AsnConvert.serialize(
+      new ECDSASigValue({ r: integer(signature.subarray(0, 32)), s: integer(signature.subarray(32)) }),
+    ),
+  );
+}
+
+const signedAttributesOf = (der: Uint8Array): Attribute[] => [...AsnConvert.parse(der, AttributeSet)];
+
+function messageDigestIn(attributes: Attribute[]): Uint8Array {
+  const found = attributes.find((a) => a.attrType === CmsOid.messageDigest);
+  if (!found) throw new Error('The signed attributes lack messageDigest.');
+  return bytesOf(AsnConvert.parse(found.attrValues[0], OctetString).buffer);
+}
+
+/** Does `signature` verify over the signed attributes (as a DER SET) with the certificate's key? */
+function signatureHolds(signedAttributesDer: Uint8Array, signature: Uint8Array, certificateDer: Uint8Array): boolean {
+  const certificate = new X509Certificate(certificateDer);
+  return verifySignature('sha256', signedAttributesDer, { key: certificate.publicKey, dsaEncoding: 'der' }, signature);
+}
+
+/**
+ * A detached CMS ContentInfo(SignedData) over SHA-256 with one SignerInfo (sid issuerAndSerialNumber, the signed
+ * attributes and the signature as given) and the certificates. The signature is verified with the certificate's key
+ * first, so a token's wrong key or garbled answer fails here rather than in the reader.
+ */
+export function assembleCms(parts: CmsParts): Uint8Array {
+  const { signedAttributesDer, certificateDer, signatureAlgorithm } = parts;
+  if (signedAttributesDer[0] !== 0x31)
+    throw new Error('The signed attributes must be DER-encoded as a SET (tag 0x31).');
+  const attributes = signedAttributesOf(signedAttributesDer);
+  if (!attributes.some((a) => a.attrType === CmsOid.contentType))
+    throw new Error('The signed attributes lack contentType or messageDigest.');
+  const signedDigest = messageDigestIn(attributes);
+  if (parts.digest && !Buffer.from(signedDigest).equals(Buffer.from(parts.digest)))
+    throw new Error('The signed attributes carry another messageDigest than the document digest.');
+
+  const keyType = new X509Certificate(certificateDer).publicKey.asymmetricKeyType;
+  if ((signatureAlgorithm === 'RSA-SHA256') !== (keyType === 'rsa') || !['rsa', 'ec'].includes(keyType ?? ''))
+    throw new Error(`A ${signatureAlgorithm} signature cannot come from the certificate's ${keyType} key.`);
+  const signature = signatureAlgorithm === 'ECDSA-SHA256' ? ecdsaDer(parts.signature) : parts.signature;
+  if (!signatureHolds(signedAttributesDer, signature, certificateDer))
+    throw new Error("The signature does not verify with the certificate's key over the signed attributes.");
+
+  const tbs = certificateOf(certificateDer).tbsCertificate;
+  const signerInfo = new SignerInfo({
+    version: CMSVersion.v1,
+    sid: new SignerIdentifier({
+      issuerAndSerialNumber: new IssuerAndSerialNumber({ issuer: tbs.issuer, serialNumber: tbs.serialNumber }),
+    }),
+    digestAlgorithm: new DigestAlgorithmIdentifier({ algorithm: CmsOid.sha256 }),
+    signedAttrs: attributes,
+    signatureAlgorithm: new SignatureAlgorithmIdentifier(
+      signatureAlgorithm === 'RSA-SHA256'
+        ? { algorithm: CmsOid.sha256WithRsa, parameters: null }
+        : { algorithm: CmsOid.ecdsaWithSha256 },
+    ),
+    signature: new OctetString(signature),
+  });
+  const certificates = [
+    certificateDer,
+    ...parts.chainDers.filter((c) => !Buffer.from(c).equals(Buffer.from(certificateDer))),
+  ];
+  const signedData = new SignedData({
+    version: CMSVersion.v1,
+    digestAlgorithms: new DigestAlgorithmIdentifiers([new DigestAlgorithmIdentifier({ algorithm: CmsOid.sha256 })]),
+    encapContentInfo: new EncapsulatedContentInfo({ eContentType: id_data }),
+    certificates: new CertificateSet(
+      certificates.map((c) => new CertificateChoices({ certificate: AsnConvert.parse(c, Certificate) })),
+    ),
+    signerInfos: new SignerInfos([signerInfo]),
+  });
+  const cms = bytesOf(
+    AsnConvert.serialize(new ContentInfo({ contentType: id_signedData, content: AsnConvert.serialize(signedData) })),
+  );
+  // What the reader checks: the signed attributes inside the SignerInfo are the very bytes that were signed.
+  if (!Buffer.from(signedAttributesDerOf(cms)).equals(Buffer.from(signedAttributesDer)))
+    throw new Error('The assembled CMS does not carry the signed attributes as they were signed.');
+  return cms;
+}
+
+function signedDataOf(cmsDer: Uint8Array): SignedData {
+  const info = AsnConvert.parse(cmsDer, ContentInfo);
+  if (info.contentType !== id_signedData) throw new Error('The CMS is not SignedData.');
+  return AsnConvert.parse(info.content, SignedData);
+}
+
+function firstSigner(signedData: SignedData): SignerInfo {
+  const signer = signedData.signerInfos[0];
+  if (!signer?.signedAttrs) throw new Error('The CMS has no signer with signed attributes.');
+  return signer;
+}
+
+/** The first signer's signed attributes re-encoded as the SET its signature covers. */
+function signedAttributesDerOf(cmsDer: Uint8Array): Uint8Array {
+  const signer = firstSigner(signedDataOf(cmsDer));
+  return bytesOf(AsnConvert.serialize(new AttributeSet(signer.signedAttrs)));
+}
+
+/** The messageDigest a CMS's (first) signer signed: an ESP's answer must carry the digest that was sent. */
+export function messageDigestOf(cmsDer: Uint8Array): Uint8Array {
+  return messageDigestIn(firstSigner(signedDataOf(cmsDer)).signedAttrs ?? []);
+}
+
+/** The (first) signer's signature value: what a signature-timestamp token's imprint is the SHA-256 of. */
+export function signatureValueOf(cmsDer: Uint8Array): Uint8Array {
+  return bytesOf(firstSigner(signedDataOf(cmsDer)).signature.buffer);
+}
+
+/** The DER of the signer's own certificate and the others the CMS carries (for the DSS and the audit trail). */
+export function certificatesOf(cmsDer: Uint8Array): { signer: Uint8Array; others: Uint8Array[] } {
+  const signedData = signedDataOf(cmsDer);
+  const signer = firstSigner(signedData);
+  const all = (signedData.certificates ?? [])
+    .map((c) => c.certificate)
+    .filter((c): c is Certificate => Boolean(c))
+    .map((c) => bytesOf(AsnConvert.serialize(c)));
+  const sid = signer.sid.issuerAndSerialNumber;
+  const own = sid
+    ? all.find((der) =>
+        Buffer.from(certificateOf(der).tbsCertificate.serialNumber).equals(Buffer.from(sid.serialNumber)),
+      )
+    : all[0];
+  if (!own) throw new Error('The signer certificate is not in the CMS.');
+  return { signer: own, others: all.filter((der) => der !== own) };
+}
+
+/** The signature-timestamp token a CMS's signer carries already, or null. */
+export function signatureTimestampOf(cmsDer: Uint8Array): Uint8Array | null {
+  const found = firstSigner(signedDataOf(cmsDer)).unsignedAttrs?.find(
+    (a) => a.attrType === CmsOid.signatureTimeStampToken,
+  );
+  return found ? bytesOf(found.attrValues[0]) : null;
+}
+
+/**
+ * B-T: the CMS with `token` (a TimeStampToken over the SHA-256 of its signer's signature value) as the signer's
+ * unsigned signature-timestamp attribute. The signed part stays byte for byte as it was (checked: its signature must
+ * still verify), so a CMS an ESP or a token made takes the timestamp too.
+ */
+export function withSignatureTimestamp(cmsDer: Uint8Array, token: Uint8Array): Uint8Array {
+  const info = AsnConvert.parse(cmsDer, ContentInfo);
+  if (info.contentType !== id_signedData) throw new Error('The CMS is not SignedData.');
+  const signedData = AsnConvert.parse(info.content, SignedData);
+  const signer = firstSigner(signedData);
+  const before = signedAttributesDerOf(cmsDer);
+  const others = (signer.unsignedAttrs ?? []).filter((a) => a.attrType !== CmsOid.signatureTimeStampToken);
+  signer.unsignedAttrs = [...others, attribute(CmsOid.signatureTimeStampToken, bufferOf(token))];
+  const out = bytesOf(
+    AsnConvert.serialize(new ContentInfo({ contentType: id_signedData, content: AsnConvert.serialize(signedData) })),
+  );
+  const { signer: certificate } = certificatesOf(out);
+  const after = signedAttributesDerOf(out);
+  if (!Buffer.from(before).equals(Buffer.from(after)) || !signatureHolds(after, signatureValueOf(out), certificate))
+    throw new Error('The signature-timestamp could not be added without changing what the signer signed.');
+  return out;
+}
+
+/** SHA-256 of the signer's signature value: the message imprint of its signature-timestamp token. */
+export const signatureImprint = (cmsDer: Uint8Array): Uint8Array => sha256(signatureValueOf(cmsDer));
