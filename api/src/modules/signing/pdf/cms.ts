@@ -28,7 +28,7 @@ import {
   AsnTypeTypes,
   OctetString,
 } from '@peculiar/asn1-schema';
-import { AlgorithmIdentifier, Certificate, GeneralName } from '@peculiar/asn1-x509';
+import { Certificate, GeneralName } from '@peculiar/asn1-x509';
 
 /*
  * The CMS (RFC 5652) of every signature the product embeds, built and read with @peculiar's ASN.1 schemas: the PAdES
