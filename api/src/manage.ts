@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { ORG_MODES, type OrgMode } from '@esign/contract';
+import { ORG_MODES, SIGNATURE_LEVELS, type OrgMode, type SignatureLevel } from '@esign/contract';
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { AppModule } from './app.module';
@@ -10,6 +10,7 @@ import { AuthService } from './modules/auth/auth.service';
 import { UsersService } from './modules/auth/users.service';
 import { OrganisationsService } from './modules/organisations/organisations.service';
 import { SealPkiService } from './modules/signing/pki/seal-pki.service';
+import { ArchiveService } from './modules/signing/archive.service';
 import { SealService } from './modules/signing/seal.service';
 
 /**
@@ -129,11 +130,45 @@ export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageI
       "Apply a request's submitted signatures and, when every signer is done, its certificate of completion and seal, now (after the seal job gave up).",
     )
     .requiredOption('--ref <refId>', 'Ref ID of the request')
-    .action(async (opts: { ref: string }) => {
-      const outcome = await withServices((app) => app.get(SealService).reseal(opts.ref));
+    .option(
+      '--accept-level <level>',
+      "complete below the organisation's level when no timestamp authority answers: B-B (no timestamps) or B-LT (no archive timestamp); audited as a downgrade",
+    )
+    .action(async (opts: { ref: string; acceptLevel?: string }) => {
+      if (opts.acceptLevel !== undefined && !(SIGNATURE_LEVELS as readonly string[]).includes(opts.acceptLevel))
+        throw new AppError('VALIDATION_FAILED', `--accept-level is one of ${SIGNATURE_LEVELS.join(', ')}.`);
+      const outcome = await withServices((app) =>
+        app.get(SealService).reseal(opts.ref, opts.acceptLevel as SignatureLevel | undefined),
+      );
       io.out(
         `Request ${opts.ref}: ${outcome.applied} signature(s) applied${outcome.completed ? ', completed and sealed' : ''}; status ${outcome.status}.`,
       );
+    });
+
+  program
+    .command('renew-archive')
+    .description(
+      'Add fresh validation data and a new archive timestamp to completed documents (B-LTA) before their last timestamp expires: the due ones, or one with --ref (--force: even when not due).',
+    )
+    .option('--ref <refId>', 'Ref ID of one completed request')
+    .option('--force', 'renew even when not due yet')
+    .option('--limit <n>', 'at most this many due documents', '100')
+    .action(async (opts: { ref?: string; force?: boolean; limit: string }) => {
+      const outcomes = await withServices((app) => {
+        const archive = app.get(ArchiveService);
+        if (opts.ref) return archive.renewRef(opts.ref, Boolean(opts.force)).then((o) => [o]);
+        const limit = Number(opts.limit);
+        if (!Number.isInteger(limit) || limit < 1)
+          throw new AppError('VALIDATION_FAILED', '--limit is a positive whole number.');
+        return archive.renewDue(limit);
+      });
+      if (!outcomes.length) io.out('No archive is due for renewal.');
+      for (const o of outcomes)
+        io.out(
+          o.renewed
+            ? `Request ${o.refId}: archive timestamp ${o.archivedAt}; next renewal ${o.renewAt ?? 'not set'}${o.revocationGaps ? `; ${o.revocationGaps} certificate(s) without revocation data` : ''}.`
+            : `Request ${o.refId}: not renewed (${o.reason}).`,
+        );
     });
 
   program

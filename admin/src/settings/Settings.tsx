@@ -1,5 +1,5 @@
-import { Messages, formatDateTime } from '@esign/contract';
-import type { Organisation } from '@esign/contract';
+import { Messages, SIGNATURE_LEVELS, formatDateTime } from '@esign/contract';
+import type { Organisation, SignatureLevel } from '@esign/contract';
 import SaveIcon from '@mui/icons-material/Save';
 import {
   Autocomplete,
@@ -10,6 +10,7 @@ import {
   Divider,
   FormControlLabel,
   FormHelperText,
+  MenuItem,
   Slider,
   Stack,
   Switch,
@@ -317,6 +318,24 @@ const Settings = () => {
                 help={Messages.settingsDscTutorialUrlHelp}
                 {...link('dsc_tutorial_url')}
               />
+            </Section>
+            <Section title={Messages.settingsSignatureSection} intro={Messages.settingsSignatureIntro}>
+              <TextField
+                select
+                label={Messages.settingsSignatureLevel}
+                value={form.signature_level}
+                onChange={(event) =>
+                  setForm((f) => f && { ...f, signature_level: event.target.value as SignatureLevel })
+                }
+                helperText={Messages.settingsSignatureLevelHelp[form.signature_level]}
+                sx={{ maxWidth: 420 }}
+              >
+                {SIGNATURE_LEVELS.map((level) => (
+                  <MenuItem key={level} value={level}>
+                    {level}
+                  </MenuItem>
+                ))}
+              </TextField>
             </Section>
             <Section title={Messages.settingsTimeSection} intro={Messages.settingsTimeIntro}>
               <TimeZoneRow

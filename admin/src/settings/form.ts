@@ -14,7 +14,10 @@ export type SettingsFlag =
 export type SettingsLink = 'dsc_download_url' | 'dsc_tutorial_url';
 
 /** What the page edits: the switches, the liveness threshold, the DSC panel's links and the time zone. */
-export type SettingsForm = Pick<OrganisationSettings, SettingsFlag | 'live_video_threshold' | 'time_zone'> &
+export type SettingsForm = Pick<
+  OrganisationSettings,
+  SettingsFlag | 'live_video_threshold' | 'time_zone' | 'signature_level'
+> &
   Record<SettingsLink, string>;
 
 /** The body of PUT /api/organisations/{orgId}: the settings that changed, links as null when emptied. */
@@ -31,6 +34,7 @@ const FIELDS: readonly (keyof SettingsForm)[] = [
   'dsc_download_url',
   'dsc_tutorial_url',
   'time_zone',
+  'signature_level',
 ];
 
 export const LINKS: readonly SettingsLink[] = ['dsc_download_url', 'dsc_tutorial_url'];
@@ -52,6 +56,7 @@ export const toForm = (settings: OrganisationSettings): SettingsForm => ({
   dsc_download_url: settings.dsc_download_url ?? '',
   dsc_tutorial_url: settings.dsc_tutorial_url ?? '',
   time_zone: settings.time_zone || DEFAULT_TIME_ZONE,
+  signature_level: settings.signature_level ?? 'B-LTA',
 });
 
 /** A link as the API stores it: trimmed, null for none. */

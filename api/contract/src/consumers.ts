@@ -1,4 +1,4 @@
-import type { OrgMode } from './status';
+import type { OrgMode, SignatureLevel } from './status';
 
 /** GET /consumers/{username}/key-auth: a fresh session key (the Kong key-auth shape the console reads). */
 export interface KeyAuthCredential {
@@ -70,6 +70,8 @@ export interface OrganisationSettings {
   request_expiry_days: number;
   /** IANA time zone every time shown to a person is written in (default Asia/Kolkata). */
   time_zone: string;
+  /** The PAdES level every signature of the organisation's documents reaches (default B-LTA). */
+  signature_level: SignatureLevel;
   has_logo: boolean;
 }
 

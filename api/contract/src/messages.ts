@@ -178,6 +178,16 @@ export const Messages = {
   settingsDscTutorialUrl: 'Tutorial video link',
   settingsDscTutorialUrlHelp: 'A video that shows how to install the signer app and sign with the token (optional).',
   settingsUrlInvalid: 'Enter a full web address starting with https:// (or http://), or leave it empty.',
+  settingsSignatureSection: 'Signed documents',
+  settingsSignatureIntro:
+    'How long the signatures of your documents can be checked: a timestamp proves when each was made, revocation data and an archive timestamp keep them verifiable after the certificates expire.',
+  settingsSignatureLevel: 'Signature level',
+  settingsSignatureLevelHelp: {
+    'B-B': 'B-B: signed only. Checks fail once a signer certificate expires (an Aadhaar certificate lives 30 minutes).',
+    'B-T': 'B-T: every signature timestamped: it verifies after its certificate expires, while the timestamp does.',
+    'B-LT': 'B-LT: timestamped, with every certificate and its revocation data in the document.',
+    'B-LTA': 'B-LTA (recommended): B-LT under an archive timestamp, renewed before it expires: verifiable for decades.',
+  } as Record<string, string>,
   settingsTimeSection: 'Dates and times',
   settingsTimeIntro:
     'Every time a person reads (the console, the signing pages, e-mails and the certificate of completion) is written in this time zone, with its label.',

@@ -14,6 +14,7 @@ import { SignerSessionEntity } from '../modules/recipients/signer-session.entity
 import { PartyEntity } from '../modules/requests/party.entity';
 import { RequestEntity } from '../modules/requests/request.entity';
 import { AppSecretEntity } from '../modules/secrets/app-secret.entity';
+import { ExternalSignatureEntity } from '../modules/signing/external-signature.entity';
 import { SealKeyEntity } from '../modules/signing/pki/seal-key.entity';
 import { TemplateEntity } from '../modules/templates/template.entity';
 import { WebhookDeliveryEntity } from '../modules/webhooks/webhook-delivery.entity';
@@ -40,5 +41,6 @@ export const ENTITIES = [
   SandboxSessionEntity,
   DscAgentSessionEntity,
   SignerSessionEntity,
+  ExternalSignatureEntity,
   RecipientListLoginEntity,
 ];

@@ -1,8 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { RecipientMessages, SigningMethod } from '@esign/contract';
-import { ContentInfo, SignedData } from '@peculiar/asn1-cms';
-import { AsnConvert } from '@peculiar/asn1-schema';
 import * as x509 from '@peculiar/x509';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -13,11 +11,8 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { PartyEntity } from '../requests/party.entity';
 import type { RequestEntity } from '../requests/request.entity';
-import { embedExternal, messageDigestOf, prepareExternal } from '../signing/pdf/external';
-import { certificateInfo } from '../signing/pki/certificates';
-import { SealService } from '../signing/seal.service';
-import { SealQueue } from '../signing/seal.queue';
-import { DocumentStorage } from '../storage/document-storage';
+import { JobsRunner } from '../jobs/jobs.runner';
+import { ExternalSigning } from '../signing/external-signing.service';
 import { EsignTransactionEntity } from './esign-transaction.entity';
 import { EspKeys } from './esp-keys.service';
 import { buildEsignRequest, parseEsignResponse, signEnveloped } from './protocol';
@@ -71,10 +66,9 @@ export class AadhaarService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly clock: Clock,
     private readonly keys: EspKeys,
-    private readonly storage: DocumentStorage,
     private readonly audit: AuditService,
-    private readonly seal: SealService,
-    private readonly sealQueue: SealQueue,
+    private readonly external: ExternalSigning,
+    private readonly runner: JobsRunner,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -82,28 +76,12 @@ export class AadhaarService {
   async start(
     req: RequestEntity,
     party: PartyEntity,
-    _org: OrganisationEntity,
+    org: OrganisationEntity,
     ip: string | null,
   ): Promise<AadhaarStart> {
     const now = this.clock.now();
-    const base = req.signedFileKey ?? req.fileKey;
-    const prepared = await prepareExternal(
-      await this.storage.get(base),
-      {
-        boxes: party.boxes ?? [],
-        text: { value: party.name, italic: false },
-        caption: 'Signed using Aadhaar eSign',
-      },
-      {
-        fieldName: `esign_party_${party.order}`,
-        reason: `Signed by ${party.name} with Aadhaar eSign (Ref ID ${req.refId})`,
-        location: party.geo?.country ?? null,
-        contactInfo: party.email,
-        signingTime: now,
-      },
-    );
-    const stored = await this.storage.put(Buffer.from(prepared.prepared));
-    const digestHex = Buffer.from(prepared.byteRangeDigest).toString('hex');
+    const prepared = await this.external.prepare(req, party, org, SigningMethod.Aadhaar);
+    const digestHex = Buffer.from(prepared.digest).toString('hex');
     const txn = randomUUID();
     await this.db.transaction(async (manager) => {
       await manager.insert(EsignTransactionEntity, {
@@ -111,8 +89,8 @@ export class AadhaarService {
         orgId: req.orgId,
         refId: req.refId,
         partyId: party.id,
-        baseFileKey: base,
-        preparedFileKey: stored.key,
+        baseFileKey: prepared.baseFileKey,
+        preparedFileKey: prepared.preparedFileKey,
         digestHex,
         status: 'pending',
         errorCode: null,
@@ -187,15 +165,15 @@ export class AadhaarService {
     if (tx.expiresAt.getTime() <= this.clock.now().getTime()) return failed(tx, 'EXPIRED', AadhaarMessages.expired);
     const signature = response.signatures.find((s) => s.id === '1') ?? response.signatures[0];
     if (!signature) return failed(tx, 'ESP_RESPONSE_INVALID', AadhaarMessages.answerInvalid);
-    let signer: { certificatePem: string; digestHex: string };
+    let certificatePem: string;
     try {
-      signer = cmsSigner(signature.cmsDer);
+      if (Buffer.from(this.external.signedDigest(signature.cmsDer)).toString('hex') !== tx.digestHex)
+        return failed(tx, 'HASH_MISMATCH', AadhaarMessages.hashMismatch);
+      certificatePem = new x509.X509Certificate(this.external.signerCertificate(signature.cmsDer)).toString('pem');
     } catch {
       return failed(tx, 'ESP_RESPONSE_INVALID', AadhaarMessages.answerInvalid);
     }
-    if (signer.digestHex !== tx.digestHex) return failed(tx, 'HASH_MISMATCH', AadhaarMessages.hashMismatch);
-    const certificate = certificateInfo(signer.certificatePem);
-    const name = new x509.X509Certificate(signer.certificatePem).subjectName.getField('CN')[0] ?? '';
+    const name = new x509.X509Certificate(certificatePem).subjectName.getField('CN')[0] ?? '';
 
     const now = this.clock.now();
     if (!sameName(name, party.name)) {
@@ -220,37 +198,31 @@ export class AadhaarService {
       return { redirect: `/success/${at}` };
     }
 
-    const signed = embedExternal(await this.storage.get(tx.preparedFileKey), signature.cmsDer);
-    const stored = await this.storage.put(Buffer.from(signed));
-    const committed = await this.db
-      .transaction(async (manager) => {
-        const taken = await manager.update(
-          EsignTransactionEntity,
-          { id: tx.id, status: 'pending' },
-          { status: 'signed', certificateName: name.slice(0, 200), finishedAt: now },
-        );
-        if (!taken.affected) return false;
-        const done = await this.seal.commitSigned(
-          manager,
-          tx,
-          party.id,
-          tx.baseFileKey,
-          stored.key,
-          { subject: certificate.subject, issuer: certificate.issuer, serialNumber: certificate.serialNumber },
-          now,
-          (me) => me.signMethod === SigningMethod.Aadhaar,
-        );
-        if (!done) throw new DocumentMoved();
-        const req = { orgId: tx.orgId, refId: tx.refId } as RequestEntity;
-        await this.sealQueue.enqueue(manager, req, party);
-        return true;
-      })
-      .catch((err: unknown) => {
-        if (err instanceof DocumentMoved) return null;
-        throw err;
+    // The signature is recorded as the party's submission; the seal job timestamps and embeds it (or, when the
+    // document changed meanwhile, discards it and the signer signs again).
+    const kept = await this.external.keep(signature.cmsDer, Buffer.from(tx.digestHex, 'hex'));
+    const submitted = await this.db.transaction(async (manager) => {
+      const taken = await manager.update(
+        EsignTransactionEntity,
+        { id: tx.id, status: 'pending' },
+        { status: 'signed', certificateName: name.slice(0, 200), finishedAt: now },
+      );
+      if (!taken.affected) return false;
+      const fresh = await manager.findOneBy(PartyEntity, { id: party.id });
+      if (!fresh) return false;
+      return this.external.submit(manager, {
+        req: { orgId: tx.orgId, refId: tx.refId },
+        party: fresh,
+        method: SigningMethod.Aadhaar,
+        prepared: tx,
+        kept,
+        ip: null,
       });
-    if (committed === null) return failed(tx, 'DOCUMENT_CHANGED', AadhaarMessages.documentChanged);
-    if (committed) this.metrics.signed(SigningMethod.Aadhaar);
+    });
+    if (submitted) {
+      this.metrics.signed(SigningMethod.Aadhaar);
+      this.runner.nudge();
+    }
     return { redirect: `/success/${at}` };
   }
 
@@ -275,25 +247,4 @@ export class AadhaarService {
       );
     throw new AppError('SIGNING_REFUSED', AadhaarMessages.notSigned, {}, { return_url: returnUrl });
   }
-}
-
-class DocumentMoved extends Error {}
-
-/** The signer's certificate and the messageDigest a detached CMS signs. */
-export function cmsSigner(cmsDer: Uint8Array): { certificatePem: string; digestHex: string } {
-  const info = AsnConvert.parse(cmsDer, ContentInfo);
-  const signedData = AsnConvert.parse(info.content, SignedData);
-  const signerInfo = signedData.signerInfos[0];
-  if (!signerInfo) throw new Error('no signer');
-  const digestHex = Buffer.from(messageDigestOf(cmsDer)).toString('hex');
-  const certs = (signedData.certificates ?? [])
-    .map((c) => c.certificate)
-    .filter((c): c is NonNullable<typeof c> => Boolean(c))
-    .map((c) => new x509.X509Certificate(AsnConvert.serialize(c)));
-  const sid = signerInfo.sid.issuerAndSerialNumber;
-  const cert = sid
-    ? certs.find((c) => c.serialNumber.toLowerCase() === Buffer.from(sid.serialNumber).toString('hex').toLowerCase())
-    : certs[0];
-  if (!cert) throw new Error('the signer certificate is not in the CMS');
-  return { certificatePem: cert.toString('pem'), digestHex };
 }

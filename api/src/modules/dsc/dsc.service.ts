@@ -10,17 +10,8 @@ import { AuditService } from '../audit/audit.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { PartyEntity } from '../requests/party.entity';
 import type { RequestEntity } from '../requests/request.entity';
-import {
-  assembleCms,
-  embedExternal,
-  prepareExternal,
-  signedAttributesFor,
-  type CmsSignatureAlgorithm,
-} from '../signing/pdf/external';
-import { certificateInfo } from '../signing/pki/certificates';
-import { SealService } from '../signing/seal.service';
-import { SealQueue } from '../signing/seal.queue';
-import { DocumentStorage } from '../storage/document-storage';
+import type { OrganisationEntity } from '../organisations/organisation.entity';
+import { ExternalSigning } from '../signing/external-signing.service';
 import { AgentJobError, DscAgents } from './dsc-agents';
 import { normaliseIdentifier } from './dsc-login.service';
 
@@ -28,7 +19,7 @@ export const DscSignMessages = {
   password: 'Enter the USB token password.',
   noAgent: (who: string) =>
     `The signer app is not connected. Open it, log in with ${who} and keep it open, then try again.`,
-  documentChanged: 'The document changed while you were signing (another signer signed first). Please sign again.',
+  alreadySubmitted: 'Your signature has already been submitted.',
 } as const;
 
 /**
@@ -43,10 +34,8 @@ export class DscService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly clock: Clock,
     private readonly agents: DscAgents,
-    private readonly storage: DocumentStorage,
     private readonly audit: AuditService,
-    private readonly seal: SealService,
-    private readonly sealQueue: SealQueue,
+    private readonly external: ExternalSigning,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -54,6 +43,7 @@ export class DscService {
   async sign(
     req: RequestEntity,
     party: PartyEntity,
+    org: Pick<OrganisationEntity, 'timeZone'>,
     pin: unknown,
     ip: string | null,
   ): Promise<{ code: 200; message: string }> {
@@ -64,36 +54,23 @@ export class DscService {
     );
     const agent = await this.agents.find(ids);
     if (!agent) throw new AppError('SIGNING_REFUSED', DscSignMessages.noAgent(party.email || party.phoneNumber));
-    const now = this.clock.now();
-    const base = req.signedFileKey ?? req.fileKey;
-    const prepared = await prepareExternal(
-      await this.storage.get(base),
-      { boxes: party.boxes ?? [], text: { value: party.name, italic: false }, caption: 'Signed using DSC' },
-      {
-        fieldName: `esign_party_${party.order}`,
-        reason: `Signed by ${party.name} with a DSC (Ref ID ${req.refId})`,
-        location: party.geo?.country ?? null,
-        contactInfo: party.email,
-        signingTime: now,
-      },
-    );
+    const prepared = await this.external.prepare(req, party, org, SigningMethod.DSC);
     const job = randomUUID();
     let cms: Uint8Array;
-    let certificatePem: string;
     try {
       const cert = await this.agents.ask(agent, { type: 'certificate', id: job, pin }, 'certificate');
       const certificateDer = Buffer.from(String(cert.certificate ?? ''), 'base64');
       const chainDers = (Array.isArray(cert.chain) ? cert.chain : []).map((c) => Buffer.from(String(c), 'base64'));
-      const algorithm = cert.algorithm === 'ECDSA-SHA256' ? 'ECDSA-SHA256' : ('RSA-SHA256' as CmsSignatureAlgorithm);
-      certificatePem = new x509.X509Certificate(certificateDer).toString('pem');
-      const signedAttributesDer = signedAttributesFor(prepared.byteRangeDigest, certificateDer);
+      const algorithm = cert.algorithm === 'ECDSA-SHA256' ? 'ECDSA-SHA256' : 'RSA-SHA256';
+      new x509.X509Certificate(certificateDer); // a certificate, or the token's answer is not usable
+      const signedAttributesDer = this.external.signedAttributes(prepared.digest, certificateDer);
       const answer = await this.agents.ask(
         agent,
         { type: 'sign', id: job, data: Buffer.from(signedAttributesDer).toString('base64') },
         'signature',
       );
-      cms = assembleCms({
-        digest: prepared.byteRangeDigest,
+      cms = this.external.assemble({
+        digest: prepared.digest,
         signedAttributesDer,
         signature: Buffer.from(String(answer.signature ?? ''), 'base64'),
         certificateDer,
@@ -112,23 +89,15 @@ export class DscService {
       );
       throw new AppError('SIGNING_REFUSED', message);
     }
-    const stored = await this.storage.put(Buffer.from(embedExternal(prepared.prepared, cms)));
-    const info = certificateInfo(certificatePem);
-    const committed = await this.db.transaction(async (manager) => {
-      const done = await this.seal.commitSigned(
-        manager,
-        req,
-        party.id,
-        base,
-        stored.key,
-        { subject: info.subject, issuer: info.issuer, serialNumber: info.serialNumber },
-        now,
-        (me) => me.signMethod === SigningMethod.DSC,
-      );
-      if (done) await this.sealQueue.enqueue(manager, req, party);
-      return done;
+    // Recorded as the party's submission; the seal job timestamps and embeds it (the page polls until it has).
+    const kept = await this.external.keep(cms, prepared.digest);
+    const submitted = await this.db.transaction(async (manager) => {
+      const fresh = await manager.findOneBy(PartyEntity, { id: party.id });
+      return fresh
+        ? this.external.submit(manager, { req, party: fresh, method: SigningMethod.DSC, prepared, kept, ip })
+        : false;
     });
-    if (!committed) throw new AppError('SIGNING_REFUSED', DscSignMessages.documentChanged);
+    if (!submitted) throw new AppError('SIGNING_REFUSED', DscSignMessages.alreadySubmitted);
     this.metrics.signed(SigningMethod.DSC);
     return { code: 200, message: 'success' };
   }

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { SigningMethod, type SigningMethodCode } from '@esign/contract';
+import { SIGNATURE_LEVELS, SigningMethod, type SignatureLevel, type SigningMethodCode } from '@esign/contract';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
@@ -50,10 +50,27 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly levels = new Counter<'scope' | 'level'>({
+    name: 'esign_signature_levels_total',
+    help: "PAdES levels reached: each party's signature when applied (scope party), each completed document (scope document).",
+    labelNames: ['scope', 'level'],
+    registers: [this.registry],
+  });
+
+  private readonly downgrades = new Counter<'scope'>({
+    name: 'esign_signature_downgrades_total',
+    help: "Signatures or documents completed below the organisation's level because an operator accepted it (audited).",
+    labelNames: ['scope'],
+    registers: [this.registry],
+  });
+
   constructor(@InjectDataSource() private readonly db: DataSource) {
     collectDefaultMetrics({ register: this.registry, prefix: 'esign_' });
     for (const result of ['ok', 'failed']) this.seals.inc({ result }, 0);
     for (const method of Object.values(METHOD_LABEL)) this.signatures.inc({ method }, 0);
+    for (const level of SIGNATURE_LEVELS)
+      for (const scope of ['party', 'document']) this.levels.inc({ scope, level }, 0);
+    for (const scope of ['party', 'document']) this.downgrades.inc({ scope }, 0);
     const jobs = this.jobCounts.bind(this);
     new Gauge<'state'>({
       name: 'esign_jobs',
@@ -80,6 +97,16 @@ export class MetricsService {
   /** A seal that gave up (its job's last attempt failed). */
   sealFailed(): void {
     this.seals.inc({ result: 'failed' });
+  }
+
+  /** The level a party's signature (scope party) or a completed document (scope document) reached. */
+  levelReached(scope: 'party' | 'document', level: SignatureLevel): void {
+    this.levels.inc({ scope, level });
+  }
+
+  /** A completion below the organisation's level, accepted by an operator. */
+  downgraded(scope: 'party' | 'document'): void {
+    this.downgrades.inc({ scope });
   }
 
   /** A party's signature recorded (call after its transaction committed). */

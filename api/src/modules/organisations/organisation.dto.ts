@@ -1,5 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { DEFAULT_TIME_ZONE, ORG_MODES, SIGNATURE_TYPES, isTimeZone } from '@esign/contract';
+import {
+  DEFAULT_TIME_ZONE,
+  ORG_MODES,
+  SIGNATURE_LEVELS,
+  SIGNATURE_TYPES,
+  isTimeZone,
+  type SignatureLevel,
+} from '@esign/contract';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -104,6 +111,17 @@ export class UpdateOrganisationDto {
   @IsString()
   @Validate(TimeZoneConstraint)
   time_zone?: string;
+
+  @ApiPropertyOptional({
+    enum: SIGNATURE_LEVELS,
+    description:
+      'The PAdES level every signature reaches: B-B, B-T (timestamped), B-LT (with revocation data), B-LTA (archived)',
+  })
+  @IsOptional()
+  @IsIn(SIGNATURE_LEVELS as unknown as string[], {
+    message: `signature_level must be one of ${SIGNATURE_LEVELS.join(', ')}`,
+  })
+  signature_level?: SignatureLevel;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 365 })
   @IsOptional()

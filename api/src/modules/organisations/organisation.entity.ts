@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { DEFAULT_TIME_ZONE, SIGNATURE_TYPES, type OrgMode } from '@esign/contract';
+import { DEFAULT_TIME_ZONE, SIGNATURE_TYPES, type OrgMode, type SignatureLevel } from '@esign/contract';
 import { commaList, CreatedAtColumn, numeric, UpdatedAtColumn } from '../../database/columns';
 
 @Entity('organisations')
@@ -57,6 +57,13 @@ export class OrganisationEntity {
   /** The DSC panel's tutorial video (step 1 of the signing page's DSC panel). */
   @Column({ name: 'dsc_tutorial_url', type: 'varchar', length: 2048, nullable: true })
   dscTutorialUrl!: string | null;
+
+  /**
+   * The PAdES level every signature of the organisation's documents must reach (issue 19): B-LTA by default. A
+   * completion below it happens only when an operator accepts it, and is audited.
+   */
+  @Column({ name: 'signature_level', type: 'varchar', length: 8, default: 'B-LTA' })
+  signatureLevel!: SignatureLevel;
 
   /** IANA time zone in which times are written for people (lists, e-mails, signer pages, the certificate). */
   @Column({ name: 'time_zone', type: 'varchar', length: 64, default: DEFAULT_TIME_ZONE })

@@ -87,6 +87,7 @@ export class OrganisationsService {
       dscDownloadUrl: dto.dsc_download_url,
       dscTutorialUrl: dto.dsc_tutorial_url,
       timeZone: dto.time_zone,
+      signatureLevel: dto.signature_level,
       requestExpiryDays: dto.request_expiry_days,
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
@@ -138,6 +139,7 @@ export function toContract(org: OrganisationEntity): Organisation {
       dsc_tutorial_url: org.dscTutorialUrl,
       request_expiry_days: org.requestExpiryDays,
       time_zone: org.timeZone,
+      signature_level: org.signatureLevel,
       has_logo: !!org.logoKey,
     },
     created_at: org.createdAt.toISOString(),

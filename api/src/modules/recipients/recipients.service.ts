@@ -344,9 +344,9 @@ export class RecipientsService {
         await manager.save(PartyEntity, me);
         await this.audit.recordParty(manager, me, 'party.method_chosen', ip, { method: SigningMethod.DSC });
       }
-      return { req, me };
+      return { req, me, org };
     });
-    const answer = await this.dsc.sign(loaded.req, loaded.me, body?.usb_token, ip);
+    const answer = await this.dsc.sign(loaded.req, loaded.me, loaded.org, body?.usb_token, ip);
     this.runner.nudge();
     return answer;
   }

@@ -1,5 +1,12 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { PartyStatus, SignatureKind, SignatureStyle, SignatureType, SigningMethodCode } from '@esign/contract';
+import type {
+  PartyStatus,
+  SignatureKind,
+  SignatureLevel,
+  SignatureStyle,
+  SignatureType,
+  SigningMethodCode,
+} from '@esign/contract';
 import {
   bigintNumber,
   CreatedAtColumn,
@@ -188,6 +195,17 @@ export class PartyEntity {
   /** The certificate that made this party's PDF signature. */
   @JsonColumn({ name: 'sign_certificate', nullable: true })
   signCertificate!: { subject: string; issuer: string; serialNumber: string } | null;
+
+  /** The PAdES level this party's signature reached when it was applied: B-B, or B-T with its timestamp. */
+  @Column({ name: 'signature_level', type: 'varchar', length: 8, nullable: true })
+  signatureLevel!: SignatureLevel | null;
+
+  /** The time its signature-timestamp token proves, and the TSA that made it. */
+  @DateTimeColumn({ name: 'timestamp_at', nullable: true })
+  timestampAt!: Date | null;
+
+  @Column({ name: 'timestamp_tsa', type: 'varchar', length: 200, nullable: true })
+  timestampTsa!: string | null;
 
   @CreatedAtColumn()
   createdAt!: Date;

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { RequestStatus } from '@esign/contract';
+import type { RequestStatus, SignatureLevel } from '@esign/contract';
 import { bigintNumber, CreatedAtColumn, DateTimeColumn, JsonColumn, UpdatedAtColumn } from '../../database/columns';
 
 /** Geometry of a run of pages with the same boxes, in PDF points (pages "1-3,7" are 1-based). */
@@ -111,6 +111,20 @@ export class RequestEntity {
 
   @DateTimeColumn({ name: 'seal_failed_at', nullable: true })
   sealFailedAt!: Date | null;
+
+  /**
+   * The level the completed document reached (issue 19): B-LTA with its validation data and archive timestamp, or
+   * lower when the organisation asks for less (or an operator accepted less: audited).
+   */
+  @Column({ name: 'evidence_level', type: 'varchar', length: 8, nullable: true })
+  evidenceLevel!: SignatureLevel | null;
+
+  /** The last archive timestamp's time, and when it must be renewed (before its TSA certificate expires). */
+  @DateTimeColumn({ name: 'archived_at', nullable: true })
+  archivedAt!: Date | null;
+
+  @DateTimeColumn({ name: 'archive_renew_at', nullable: true })
+  archiveRenewAt!: Date | null;
 
   /** Deleted from the console's lists (a draft, or a request that was cancelled by deleting it). */
   @DateTimeColumn({ name: 'deleted_at', nullable: true })

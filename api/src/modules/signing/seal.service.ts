@@ -1,6 +1,13 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Limits, RequestMessages, SigningMethod, formatDateTime } from '@esign/contract';
+import {
+  Limits,
+  RequestMessages,
+  SigningMethod,
+  formatDateTime,
+  type SignatureLevel,
+  type SigningMethodCode,
+} from '@esign/contract';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
@@ -17,7 +24,17 @@ import { MetricsService } from '../metrics/metrics.service';
 import { LinksService } from '../secrets/links.service';
 import { DocumentStorage } from '../storage/document-storage';
 import type { CertificateEvent, CertificateParty, CompletionCertificateInput } from './pdf/completion-certificate';
-import { SigningEngine, type StampInput } from './pdf/engine';
+import { renewalTime } from './archive.service';
+import { TimestampUnavailableError, Timestamps } from './evidence/timestamps';
+import { ExternalSignatureEntity } from './external-signature.entity';
+import {
+  SigningEngine,
+  levelRank,
+  type ArchivedDocument,
+  type FinishedSignature,
+  type PreparedSignature,
+} from './pdf/engine';
+import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { SealPkiService, type CertificateSummary } from './pki/seal-pki.service';
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, type SealJobPayload } from './seal.queue';
 
@@ -26,6 +43,57 @@ export interface SealOutcome {
   applied: number;
   /** This run added the certificate of completion and the final seal. */
   completed: boolean;
+}
+
+export const ExternalMessages = {
+  documentChanged: 'The document changed while you were signing (another signer signed first). Please sign again.',
+  documentChangedDsc:
+    'The document changed while your USB token was signing (another signer signed first). Please sign again.',
+} as const;
+
+const METHOD_NAMES: Record<SigningMethodCode, string> = {
+  [SigningMethod.Aadhaar]: 'Aadhaar eSign',
+  [SigningMethod.DSC]: 'DSC',
+  [SigningMethod.ESignature]: 'e-Signature',
+};
+
+/**
+ * The visible signature's lines (issue 19), in the signer's first box: who, when (in the organisation's zone), how,
+ * and which request.
+ */
+export function signedByLines(
+  name: string,
+  at: Date,
+  method: SigningMethodCode,
+  refId: number,
+  timeZone: string,
+): string[] {
+  return [`Digitally signed by ${name}`, formatDateTime(at, timeZone), METHOD_NAMES[method], `Ref ID ${refId}`];
+}
+
+/**
+ * The organisation's level (issue 19) as the seal job applies it: what each party's signature and the seal get
+ * (B-T from B-T up), what the completion adds (the DSS for B-LT, and the archive timestamp for B-LTA), and the lowest
+ * level an operator accepted with `manage reseal --accept-level` (never lower than that, and only audited).
+ */
+export class LevelPolicy {
+  constructor(
+    readonly required: SignatureLevel,
+    private readonly accepted?: SignatureLevel,
+  ) {}
+
+  get signature(): SignatureLevel {
+    return levelRank(this.required) >= levelRank('B-T') ? 'B-T' : 'B-B';
+  }
+
+  get archive(): 'B-LT' | 'B-LTA' | null {
+    return this.required === 'B-LTA' || this.required === 'B-LT' ? this.required : null;
+  }
+
+  /** May a step end at `level` below the required one? Only when an operator accepted at most that. */
+  accepts(level: SignatureLevel): boolean {
+    return this.accepted !== undefined && levelRank(level) >= levelRank(this.accepted);
+  }
 }
 
 /** More rounds than a request can need (6 signatures and the seal), even with other runs taking some. */
@@ -79,6 +147,7 @@ export class SealService implements OnModuleInit {
     private readonly links: LinksService,
     private readonly runner: JobsRunner,
     private readonly metrics: MetricsService,
+    private readonly timestamps: Timestamps,
   ) {}
 
   onModuleInit(): void {
@@ -113,14 +182,18 @@ export class SealService implements OnModuleInit {
     });
   }
 
-  /** The operator's `manage reseal`: runs the seal now, whatever the job's state; a failure is recorded as a job's. */
-  async reseal(refIdText: string): Promise<SealOutcome & { status: string }> {
+  /**
+   * The operator's `manage reseal`: runs the seal now, whatever the job's state; a failure is recorded as a job's.
+   * `accept`: the lowest level the operator accepts when no timestamp authority answers (audited as a downgrade);
+   * without it the seal never completes below the organisation's level.
+   */
+  async reseal(refIdText: string, accept?: SignatureLevel): Promise<SealOutcome & { status: string }> {
     const refId = toRefId(refIdText);
     const req = refId === null ? null : await this.db.manager.findOneBy(RequestEntity, { refId });
     if (!req || refId === null) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     let outcome: SealOutcome;
     try {
-      outcome = await this.run(req.orgId, refId);
+      outcome = await this.run(req.orgId, refId, accept);
     } catch (err) {
       await this.recordFailure(req.orgId, refId, err, false);
       throw new AppError('UNAVAILABLE', `Sealing request ${refId} failed: ${(err as Error).message}`);
@@ -130,7 +203,7 @@ export class SealService implements OnModuleInit {
   }
 
   /** Works through the request until nothing is left to apply. */
-  async run(orgId: string, refId: number): Promise<SealOutcome> {
+  async run(orgId: string, refId: number, accept?: SignatureLevel): Promise<SealOutcome> {
     const outcome: SealOutcome = { applied: 0, completed: false };
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
@@ -139,13 +212,15 @@ export class SealService implements OnModuleInit {
       const pending = parties
         .filter((p) => !p.observer && p.signatureSubmittedAt && p.status !== 'completed')
         .sort((a, b) => a.signatureSubmittedAt!.getTime() - b.signatureSubmittedAt!.getTime() || a.order - b.order);
+      const org = await this.requests.organisation(req.orgId);
+      const policy = new LevelPolicy(org.signatureLevel, accept);
       if (pending.length) {
-        if (await this.applyParty(req, pending[0])) outcome.applied++;
+        if (await this.applyParty(req, org, pending[0], policy)) outcome.applied++;
         continue;
       }
       const signers = parties.filter((p) => !p.observer);
       if (!signers.length || !signers.every((p) => p.status === 'completed')) return outcome;
-      if (await this.complete(req, parties)) {
+      if (await this.complete(req, org, parties, policy)) {
         outcome.completed = true;
         this.metrics.sealCompleted();
         return outcome;
@@ -154,37 +229,177 @@ export class SealService implements OnModuleInit {
     throw new Error(`the seal of request ${refId} did not settle after ${MAX_ROUNDS} rounds`);
   }
 
-  /** Stamps and signs one party's signature on the current document; false when another run changed it first. */
-  private async applyParty(req: RequestEntity, party: PartyEntity): Promise<boolean> {
-    const base = req.signedFileKey ?? req.fileKey;
-    const org = await this.requests.organisation(req.orgId);
-    const stamp: StampInput = {
-      boxes: party.boxes ?? [],
-      image: party.signatureKey ? await this.storage.get(party.signatureKey) : null,
-      text: party.signatureKind === 'typed' ? { value: party.name, italic: party.signatureStyle === 'italic' } : null,
-    };
-    const { signer, certificate } = await this.pki.signerFor(org, party);
-    const now = this.clock.now();
-    const signed = await this.engine.signParty(await this.storage.get(base), stamp, {
-      signer,
-      fieldName: `esign_party_${party.order}`,
-      reason: `Signed by ${party.name} with an electronic signature (Ref ID ${req.refId})`,
-      location: party.geo?.country ?? null,
-      contactInfo: party.email,
-      signingTime: now,
+  /**
+   * Applies one party's signature to the current document: an electronic signature is prepared (stamp, visible
+   * signature, field) and signed here with a one-time certificate in the signer's name; an Aadhaar or DSC signature
+   * was prepared and signed outside and is finished here. Either way it is timestamped (B-T) and embedded. False when
+   * another run changed the document first.
+   */
+  private async applyParty(
+    req: RequestEntity,
+    org: OrganisationEntity,
+    party: PartyEntity,
+    policy: LevelPolicy,
+  ): Promise<boolean> {
+    const external = await this.db.manager.findOne(ExternalSignatureEntity, {
+      where: { partyId: party.id, status: 'pending' },
+      order: { createdAt: 'DESC' },
     });
-    const stored = await this.storage.put(Buffer.from(signed));
-    return this.db.transaction((manager) =>
-      this.commitSigned(
+    if (external) return this.applyExternal(req, org, party, external, policy);
+    const base = req.signedFileKey ?? req.fileKey;
+    const now = this.clock.now();
+    const prepared = await this.engine.prepareParty(
+      await this.storage.get(base),
+      {
+        boxes: party.boxes ?? [],
+        image: party.signatureKey ? await this.storage.get(party.signatureKey) : null,
+        text: party.signatureKind === 'typed' ? { value: party.name, italic: party.signatureStyle === 'italic' } : null,
+        signedBy: signedByLines(party.name, now, SigningMethod.ESignature, req.refId, org.timeZone),
+      },
+      {
+        fieldName: `esign_party_${party.order}`,
+        name: party.name,
+        reason: `Signed by ${party.name} with an electronic signature (Ref ID ${req.refId})`,
+        location: party.geo?.country ?? null,
+        contactInfo: party.email,
+        signingTime: now,
+      },
+    );
+    const { signer, certificate } = await this.pki.signerFor(org, party);
+    const cms = await this.engine.signWith(prepared.digest, signer);
+    const finished = await this.finish(req, party, prepared, cms, policy);
+    const stored = await this.storage.put(Buffer.from(finished.document));
+    const committed = await this.db.transaction((manager) =>
+      this.commitSigned(manager, req, party.id, base, stored.key, certificate, now, finished, (me) =>
+        Boolean(me.signatureSubmittedAt),
+      ),
+    );
+    if (committed) this.metrics.levelReached('party', finished.level);
+    return committed;
+  }
+
+  /** An Aadhaar or DSC signature made outside on a prepared document: finished here, or discarded if it moved. */
+  private async applyExternal(
+    req: RequestEntity,
+    org: OrganisationEntity,
+    party: PartyEntity,
+    external: ExternalSignatureEntity,
+    policy: LevelPolicy,
+  ): Promise<boolean> {
+    const base = req.signedFileKey ?? req.fileKey;
+    const now = this.clock.now();
+    if (external.baseFileKey !== base) return this.discardExternal(req, party, external, now);
+    const prepared = this.engine.preparedFrom(await this.storage.get(external.preparedFileKey));
+    const finished = await this.finish(req, party, prepared, await this.storage.get(external.cmsKey), policy);
+    const stored = await this.storage.put(Buffer.from(finished.document));
+    const committed = await this.db.transaction(async (manager) => {
+      const done = await this.commitSigned(
         manager,
         req,
         party.id,
         base,
         stored.key,
-        certificate,
+        external.certificate,
         now,
-        (me) => me.signatureSubmittedAt !== null,
-      ),
+        finished,
+        (me) => me.signMethod === external.method && Boolean(me.signatureSubmittedAt),
+      );
+      if (done)
+        await manager.update(
+          ExternalSignatureEntity,
+          { id: external.id, status: 'pending' },
+          { status: 'applied', finishedAt: now },
+        );
+      return done;
+    });
+    if (committed) this.metrics.levelReached('party', finished.level);
+    // A request that moved between the check and the commit: the next round sees the new base and discards.
+    void org;
+    return committed;
+  }
+
+  /**
+   * The document changed after the outside signature was prepared (another party's signature was applied first): its
+   * signature covers a document that is no longer the request's, so it cannot be used. The party's attempt fails with
+   * the reason, and they sign again.
+   */
+  private async discardExternal(
+    req: RequestEntity,
+    party: PartyEntity,
+    external: ExternalSignatureEntity,
+    now: Date,
+  ): Promise<boolean> {
+    const message =
+      external.method === SigningMethod.DSC ? ExternalMessages.documentChangedDsc : ExternalMessages.documentChanged;
+    return this.db.transaction(async (manager) => {
+      const taken = await manager.update(
+        ExternalSignatureEntity,
+        { id: external.id, status: 'pending' },
+        { status: 'discarded', error: message, finishedAt: now },
+      );
+      if (!taken.affected) return false;
+      const fresh = await this.requests.lockRequest(manager, req.orgId, req.refId);
+      const me = (await this.requests.parties(manager, fresh.refId)).find((p) => p.id === party.id);
+      if (!me) return false;
+      me.status = partyTransition(me.status, 'fail') ?? me.status;
+      me.failedAttempts += 1;
+      me.lastErrorCode = 'DOCUMENT_CHANGED';
+      me.lastErrorMessage = message;
+      me.signatureSubmittedAt = null;
+      me.updatedAt = now;
+      await manager.save(PartyEntity, me);
+      await this.audit.recordParty(
+        manager,
+        me,
+        'party.signature_discarded',
+        null,
+        { method: external.method, reason: message, attempt: me.failedAttempts },
+        'system',
+      );
+      return true;
+    });
+  }
+
+  /**
+   * The signature's finish at the level the organisation asks: with a signature-timestamp from B-T up. Without a
+   * timestamp authority the run fails (the job retries with backoff), unless an operator accepted B-B (audited).
+   */
+  private async finish(
+    req: RequestEntity,
+    party: PartyEntity | null,
+    prepared: PreparedSignature,
+    cms: Uint8Array,
+    policy: LevelPolicy,
+  ): Promise<FinishedSignature> {
+    try {
+      return await this.engine.finish(prepared, cms, policy.signature);
+    } catch (err) {
+      if (!(err instanceof TimestampUnavailableError) || !policy.accepts('B-B')) throw err;
+      const finished = await this.engine.finish(prepared, cms, 'B-B');
+      await this.recordDowngrade(req, party, policy, 'B-B', err.message);
+      return finished;
+    }
+  }
+
+  private async recordDowngrade(
+    req: RequestEntity,
+    party: PartyEntity | null,
+    policy: LevelPolicy,
+    reached: SignatureLevel,
+    reason: string,
+  ): Promise<void> {
+    await this.db.transaction((manager) =>
+      this.audit.record(manager, {
+        orgId: req.orgId,
+        refId: req.refId,
+        type: 'signature.level_accepted',
+        actor: 'operator',
+        data: { party: party?.order ?? 'seal', required: policy.required, reached, reason: reason.slice(0, 300) },
+      }),
+    );
+    this.metrics.downgraded(party ? 'party' : 'document');
+    this.log.warn(
+      `request ${req.refId}: ${party ? `party ${party.order}` : 'the seal'} completed at ${reached} (operator)`,
     );
   }
 
@@ -202,6 +417,7 @@ export class SealService implements OnModuleInit {
     signedKey: string,
     certificate: CertificateSummary,
     now: Date,
+    evidence: Pick<FinishedSignature, 'level' | 'timestamp'>,
     ready: (party: PartyEntity) => boolean = () => true,
   ): Promise<boolean> {
     const fresh = await this.requests.lockRequest(manager, req.orgId, req.refId);
@@ -214,6 +430,9 @@ export class SealService implements OnModuleInit {
     me.signedAt = now;
     me.signatureSubmittedAt ??= now;
     me.signCertificate = certificate;
+    me.signatureLevel = evidence.level;
+    me.timestampAt = evidence.timestamp?.time ?? null;
+    me.timestampTsa = evidence.timestamp?.tsa.slice(0, 200) ?? null;
     me.updatedAt = now;
     await manager.save(PartyEntity, me);
     fresh.signedFileKey = signedKey;
@@ -233,6 +452,9 @@ export class SealService implements OnModuleInit {
         documentSha256: signedKey,
         certificate: certificate.subject,
         serialNumber: certificate.serialNumber,
+        level: evidence.level,
+        timestampedAt: evidence.timestamp?.time.toISOString() ?? null,
+        tsa: evidence.timestamp?.tsa ?? null,
       },
       'system',
     );
@@ -251,10 +473,17 @@ export class SealService implements OnModuleInit {
     return true;
   }
 
-  /** The certificate of completion and the final seal; false when another run changed the document first. */
-  private async complete(req: RequestEntity, parties: PartyEntity[]): Promise<boolean> {
+  /**
+   * The certificate of completion and the final seal (B-T), then the document's validation data (B-LT) and its
+   * archive timestamp (B-LTA), as the organisation asks; false when another run changed the document first.
+   */
+  private async complete(
+    req: RequestEntity,
+    org: OrganisationEntity,
+    parties: PartyEntity[],
+    policy: LevelPolicy,
+  ): Promise<boolean> {
     const base = req.signedFileKey ?? req.fileKey;
-    const org = await this.requests.organisation(req.orgId);
     const events = await this.audit.list(this.db.manager, req.orgId, req.refId);
     const now = this.clock.now();
     const certificate: CompletionCertificateInput = {
@@ -271,17 +500,36 @@ export class SealService implements OnModuleInit {
       chainIntact: this.audit.verifyChain(events) === null,
       lastHash: events[events.length - 1]?.hash ?? '',
       timeZone: org.timeZone,
+      evidence: { level: policy.required, timestamps: this.timestamps.describe() },
     };
     const seal = await this.pki.sealSigner(org);
-    const sealed = await this.engine.complete(await this.storage.get(base), certificate, {
-      signer: seal.signer,
+    const prepared = await this.engine.prepareCompletion(await this.storage.get(base), certificate, {
       fieldName: 'esign_seal',
+      name: org.name,
       reason: `Sealed by ${org.name}: every party has signed (Ref ID ${req.refId})`,
       signingTime: now,
     });
-    const stored = await this.storage.put(Buffer.from(sealed));
+    const cms = await this.engine.signWith(prepared.digest, seal.signer);
+    const sealed = await this.finish(req, null, prepared, cms, policy);
+    let document = sealed.document;
+    let level: SignatureLevel = sealed.level;
+    let archive: ArchivedDocument | null = null;
+    const wanted = policy.archive;
+    if (wanted && sealed.level === 'B-T') {
+      try {
+        archive = await this.engine.archive(sealed.document, wanted);
+      } catch (err) {
+        if (!(err instanceof TimestampUnavailableError) || !policy.accepts('B-LT')) throw err;
+        archive = await this.engine.archive(sealed.document, 'B-LT');
+        await this.recordDowngrade(req, null, policy, 'B-LT', err.message);
+      }
+      document = archive.document;
+      level = archive.level;
+    }
+    const stored = await this.storage.put(Buffer.from(document));
+    const renewAt = archive?.timestamp ? renewalTime(archive.timestamp) : null;
 
-    return this.db.transaction(async (manager) => {
+    const done = await this.db.transaction(async (manager) => {
       const fresh = await this.requests.lockRequest(manager, req.orgId, req.refId);
       if (fresh.status !== 'in-progress' || (fresh.signedFileKey ?? fresh.fileKey) !== base) return false;
       const all = await this.requests.parties(manager, fresh.refId);
@@ -298,6 +546,9 @@ export class SealService implements OnModuleInit {
       fresh.signedFileKey = stored.key;
       fresh.sealError = null;
       fresh.sealFailedAt = null;
+      fresh.evidenceLevel = level;
+      fresh.archivedAt = archive?.timestamp?.time ?? null;
+      fresh.archiveRenewAt = renewAt;
       fresh.updatedAt = now;
       await manager.save(RequestEntity, fresh);
       await this.audit.record(manager, {
@@ -309,6 +560,11 @@ export class SealService implements OnModuleInit {
           documentSha256: stored.key,
           seal: seal.certificate.subject,
           serialNumber: seal.certificate.serialNumber,
+          level,
+          sealTimestampedAt: sealed.timestamp?.time.toISOString() ?? null,
+          tsa: sealed.timestamp?.tsa ?? null,
+          archiveTimestampedAt: archive?.timestamp?.time.toISOString() ?? null,
+          revocationGaps: archive?.gaps.length ? archive.gaps : null,
         },
       });
       const downloadUrl = await this.links.documentUrl(
@@ -320,6 +576,8 @@ export class SealService implements OnModuleInit {
       await this.events.completed(manager, org, fresh, all, downloadUrl);
       return true;
     });
+    if (done) this.metrics.levelReached('document', level);
+    return done;
   }
 
   private async certificateParty(p: PartyEntity): Promise<CertificateParty> {
@@ -344,6 +602,9 @@ export class SealService implements OnModuleInit {
         ? { score: p.liveness.score, threshold: p.liveness.threshold, passed: p.liveness.passed }
         : null,
       certificate: p.signCertificate,
+      evidence: p.signatureLevel
+        ? { level: p.signatureLevel, timestampedAt: p.timestampAt, tsa: p.timestampTsa }
+        : null,
     };
   }
 }

@@ -1,5 +1,5 @@
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
-import { formatDateTime } from '@esign/contract';
+import { formatDateTime, type SignatureLevel } from '@esign/contract';
 import { ops, PdfString, type EmbeddedFont, type PDF, type PDFImage, type PDFPage } from '@libpdf/core';
 import { dejaVuFont } from './fonts';
 
@@ -28,6 +28,8 @@ export interface CertificateParty {
   liveness: { score: number; threshold: number; passed: boolean } | null;
   /** The signing certificate. */
   certificate: { subject: string; issuer: string; serialNumber: string } | null;
+  /** The level the signature reached when it was applied, and its signature-timestamp (issue 19). */
+  evidence?: { level: SignatureLevel; timestampedAt: Date | null; tsa: string | null } | null;
 }
 
 export interface CertificateEvent {
@@ -57,7 +59,17 @@ export interface CompletionCertificateInput {
   lastHash: string;
   /** The organisation's time zone (IANA): every time is written in it with its label; Asia/Kolkata when absent. */
   timeZone?: string | null;
+  /** The level the organisation requires, and who timestamps (issue 19). */
+  evidence?: { level: SignatureLevel; timestamps: { builtIn: boolean; tsas: string[] } } | null;
 }
+
+/** What a PAdES level means for the people who keep the document, one line each. */
+const LEVEL_TEXT: Record<SignatureLevel, string> = {
+  'B-B': 'B-B: signed, with no trusted time and no revocation data',
+  'B-T': 'B-T: signed, with a trusted timestamp proving when',
+  'B-LT': 'B-LT: timestamped, with every certificate and its revocation data in the document',
+  'B-LTA': 'B-LTA: B-LT under an archive timestamp over the whole document, renewable for decades',
+};
 
 /**
  * Appends the certificate of completion (A4 portrait pages) to `pdf` and answers how many pages were added.
@@ -422,6 +434,30 @@ class Layout {
       this.row('SHA-256 of the signed document (before this certificate)', input.signedSha256, inner, labelWidth, {
         style: hash,
       }),
+      ...(input.evidence
+        ? [
+            this.row('Signature level', LEVEL_TEXT[input.evidence.level], inner, labelWidth),
+            this.row(
+              'Timestamp authority',
+              input.evidence.timestamps.builtIn
+                ? 'The built-in development timestamp authority (not for production)'
+                : input.evidence.timestamps.tsas.join(', '),
+              inner,
+              labelWidth,
+              { maxLines: 3 },
+            ),
+            this.row(
+              'After this certificate',
+              input.evidence.level === 'B-LTA'
+                ? "the organisation's seal (timestamped), the validation data (DSS) and an archive timestamp"
+                : input.evidence.level === 'B-LT'
+                  ? "the organisation's seal (timestamped) and the validation data (DSS)"
+                  : "the organisation's seal",
+              inner,
+              labelWidth,
+            ),
+          ]
+        : []),
     ];
     const heading = this.heading('Document');
     const height = rows.reduce((sum, row) => sum + row.height, 0) + 2 * 8;
@@ -501,11 +537,25 @@ class Layout {
       this.row('Liveness', liveness, column, labelWidth, { missing: 'Not required' }),
       this.row('User agent', party.userAgent, column, labelWidth, { missing: 'Not captured', maxLines: 4 }),
     ];
+    const evidence = party.evidence
+      ? [
+          this.row(
+            'Signature level',
+            party.evidence.timestampedAt
+              ? `${party.evidence.level}, timestamped ${this.time(party.evidence.timestampedAt)}`
+              : party.evidence.level,
+            inner,
+            labelWidth,
+          ),
+          ...(party.evidence.tsa ? [this.row('Timestamp authority', party.evidence.tsa, inner, labelWidth)] : []),
+        ]
+      : [];
     const certificate = party.certificate
       ? [
           this.row('Certificate', party.certificate.subject, inner, labelWidth),
           this.row('Issued by', party.certificate.issuer, inner, labelWidth),
           this.row('Serial number', party.certificate.serialNumber, inner, labelWidth),
+          ...evidence,
         ]
       : [this.row('Certificate', null, inner, labelWidth, { missing: 'None' })];
 

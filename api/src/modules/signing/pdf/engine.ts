@@ -1,5 +1,9 @@
+import type { SignatureLevel } from '@esign/contract';
 import type { Signer } from '@libpdf/core';
 import type { PlacedBox } from '../../requests/party.entity';
+import type { RevocationGap } from '../evidence/revocation';
+import type { TimestampToken } from '../evidence/timestamps';
+import type { CmsParts } from './cms';
 import type { CompletionCertificateInput } from './completion-certificate';
 
 /** What a signer's boxes show: their image (drawn or uploaded), or their name typed in normal or italic. */
@@ -7,35 +11,110 @@ export interface StampInput {
   boxes: PlacedBox[];
   image?: Uint8Array | null;
   text?: { value: string; italic: boolean } | null;
-  /** A small line under the name or image, e.g. 'Signed using Aadhaar eSign'. */
-  caption?: string | null;
+  /**
+   * The visible signature (issue 19): in the signer's first box, beside the image or name and inside a thin frame,
+   * these lines ('Digitally signed by {name}', the date and time, the method, the Ref ID). The other boxes carry the
+   * image or name alone.
+   */
+  signedBy?: string[] | null;
 }
 
-/** One PAdES signature: who signs (certificate and key), the field, and what the signature dictionary says. */
-export interface SignatureSpec {
-  signer: Signer;
+/** Where the signature's widget is: the box (PDF user space of that page) clicking which shows the signature. */
+export interface WidgetPlace {
+  /** 1-based page number. */
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The signature dictionary of one signature: its field, what it says, and its widget. */
+export interface FieldSpec {
   /** Unique in the document (no dots). */
   fieldName: string;
   reason: string;
   location?: string | null;
   contactInfo?: string | null;
   signingTime: Date;
+  /** /Name: the signer's name, for display. */
+  name?: string | null;
+  /** The signer's first box; null or absent: an invisible widget on the first page. */
+  widget?: WidgetPlace | null;
+  /**
+   * Bytes reserved for the CMS in /Contents (written as twice as many hex digits): the certificate chain, the
+   * signed attributes and the signature-timestamp token with the TSA's chain. 16 KB by default; an outside CMS
+   * (an ESP's, a token's chain) gets more.
+   */
+  placeholderBytes?: number;
+}
+
+/** A document ready for its signature: the update with an empty /Contents, and the SHA-256 its /ByteRange covers. */
+export interface PreparedSignature {
+  document: Uint8Array;
+  /** The messageDigest the CMS must carry (the InputHash an ESP signs; what a token's signed attributes carry). */
+  digest: Uint8Array;
+}
+
+/** A signature in the document, and the level it reached (B-B, or B-T with its timestamp). */
+export interface FinishedSignature {
+  document: Uint8Array;
+  cms: Uint8Array;
+  level: SignatureLevel;
+  timestamp: TimestampToken | null;
+}
+
+/** The document's validation data (B-LT) and, for B-LTA, its archive timestamp. */
+export interface ArchivedDocument {
+  document: Uint8Array;
+  level: 'B-LT' | 'B-LTA';
+  /** Certificates whose revocation data could not be had (recorded, never invented). */
+  gaps: RevocationGap[];
+  /** The document timestamp (B-LTA), else null. */
+  timestamp: TimestampToken | null;
+  /** How many signatures (and document timestamps) the DSS covers. */
+  signatures: number;
 }
 
 /**
- * The signing engine, behind one interface with one caller (SealService): every change it makes is appended as an
- * incremental update ending in a PAdES B-B signature, so earlier signatures stay valid. ARCHITECTURE.md says why
- * @libpdf/core implements it.
+ * The signing engine (issue 19): one path for the three methods, behind one interface whose one caller is the seal
+ * job (SealService) and its external-signature intake.
+ *
+ *   prepare   the stamp and the signature field with its widget and a zero-filled /Contents, one incremental
+ *             update; its /ByteRange's SHA-256 is what the CMS must sign
+ *   sign      a key held here (the e-Signature's one-time certificate, the organisation's seal): signWith(); an
+ *             ESP's CMS as it came (Aadhaar); a token's signature over signedAttributes(), assemble()d (DSC)
+ *   finish    the signature-timestamp token (B-T) added to the CMS, which is written into /Contents
+ *   archive   at completion: the DSS with every chain's certificates and revocation data (B-LT), then a document
+ *             timestamp over the whole file as the last revision (B-LTA)
+ *
+ * Every change is an incremental update, so earlier signatures stay valid. ARCHITECTURE.md says why @libpdf/core
+ * implements it.
  */
 export abstract class SigningEngine {
-  /** Stamps the party's boxes and signs, in one incremental update. */
-  abstract signParty(document: Uint8Array, stamp: StampInput, signature: SignatureSpec): Promise<Uint8Array>;
-  /** Appends the certificate of completion pages and seals the whole document. */
-  abstract complete(
+  /** Stamps the party's boxes (the visible signature in the first) and adds its signature field, unsigned. */
+  abstract prepareParty(document: Uint8Array, stamp: StampInput, field: FieldSpec): Promise<PreparedSignature>;
+  /** Appends the certificate of completion's pages and adds the seal's signature field, unsigned. */
+  abstract prepareCompletion(
     document: Uint8Array,
     certificate: CompletionCertificateInput,
-    seal: SignatureSpec,
-  ): Promise<Uint8Array>;
+    field: FieldSpec,
+  ): Promise<PreparedSignature>;
+  /** A prepared document read back from storage (its /Contents still empty): the digest its CMS must carry. */
+  abstract preparedFrom(document: Uint8Array): PreparedSignature;
+  /** The PAdES signed attributes a token signs for this digest with this certificate (DER SET). */
+  abstract signedAttributes(digest: Uint8Array, certificateDer: Uint8Array): Uint8Array;
+  /** A token's signature over signedAttributes() as a CMS (checked with the certificate's key). */
+  abstract assemble(parts: CmsParts): Uint8Array;
+  /** The CMS of a key held here over `digest`. */
+  abstract signWith(digest: Uint8Array, signer: Signer): Promise<Uint8Array>;
+  /**
+   * The CMS into the prepared document, with a signature-timestamp token first unless `level` is B-B. Throws
+   * TimestampUnavailableError when no TSA answers (nothing is embedded: the caller retries, never downgrades).
+   */
+  abstract finish(prepared: PreparedSignature, cms: Uint8Array, level: SignatureLevel): Promise<FinishedSignature>;
+  /** B-LT: the DSS; B-LTA: the DSS, then a document timestamp as the last revision. */
+  abstract archive(document: Uint8Array, level: 'B-LT' | 'B-LTA'): Promise<ArchivedDocument>;
 }
 
 /** The document cannot take another signature without breaking the ones it carries (a rewrite would be needed). */
@@ -45,3 +124,6 @@ export class DocumentNotSignableError extends Error {
     this.name = 'DocumentNotSignableError';
   }
 }
+
+/** At least `floor`: B-B < B-T < B-LT < B-LTA. */
+export const levelRank = (level: SignatureLevel): number => ['B-B', 'B-T', 'B-LT', 'B-LTA'].indexOf(level);

@@ -26,7 +26,7 @@ import {
   signedAttributesFor,
   SignatureTooLargeError,
 } from './external';
-import { LibPdfEngine } from './libpdf-engine';
+import { signParty } from '../../../../test/support/engine';
 
 const subtle = webcrypto.subtle;
 const sha256 = (bytes: Uint8Array) => new Uint8Array(createHash('sha256').update(bytes).digest());
@@ -137,7 +137,7 @@ describe('External (deferred) signing: prepare, sign the digest elsewhere, embed
     const original = readFixture('pdfs', 'normal.pdf');
     const stamp = { boxes: await boxesOn(original), image: SIGNATURE_PNG };
     const { signer } = await issueSignerCertificate(issuer, { name: 'Asha Rao', organisation: 'Acme' }, new Date());
-    const byEngine = await new LibPdfEngine().signParty(original, stamp, { signer, ...spec('esign_party_1') });
+    const byEngine = await signParty(original, stamp, { signer, ...spec('esign_party_1') });
     const { prepared } = await prepareExternal(original, stamp, spec('esign_party_1'));
     const [a, b, before] = [byEngine, prepared, original].map((pdf) => renderPage(Buffer.from(pdf), 1, 40));
     expect(b.pixels.equals(a.pixels)).toBe(true);
@@ -147,7 +147,7 @@ describe('External (deferred) signing: prepare, sign the digest elsewhere, embed
   it('adds an EC P-256 signature after an engine signature on us_constitution.pdf: both stay valid', async () => {
     const original = readFixture('pdfs', 'us_constitution.pdf');
     const { signer } = await issueSignerCertificate(issuer, { name: 'Meera Iyer', organisation: 'Acme' }, new Date());
-    const first = await new LibPdfEngine().signParty(
+    const first = await signParty(
       original,
       { boxes: await boxesOn(original), text: { value: 'Meera Iyer', italic: false } },
       { signer, ...spec('esign_party_1') },

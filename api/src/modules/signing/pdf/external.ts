@@ -1,8 +1,18 @@
 import { createHash, createPrivateKey, sign as signWithKey, X509Certificate } from 'node:crypto';
-import { PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PDF, type PdfRef } from '@libpdf/core';
+import {
+  PdfArray,
+  PdfDict,
+  PdfName,
+  PdfNumber,
+  PdfRef,
+  PdfStream,
+  PdfString,
+  type PDF,
+  type PdfObject,
+} from '@libpdf/core';
 import { assembleCms, signedAttributesFor, type CmsSignatureAlgorithm } from './cms';
-import type { SignatureSpec, StampInput } from './engine';
-import { openForSigning, stampParty, subsetFonts } from './libpdf-engine';
+import type { FieldSpec, StampInput, WidgetPlace } from './engine';
+import { openForSigning, stampParty, subsetFonts } from './stamp';
 
 /*
  * External (deferred) signing, in two steps with the prepared file stored in between:
@@ -24,10 +34,8 @@ export const DEFAULT_PLACEHOLDER_BYTES = 32_768;
 /** [offset1, length1, offset2, length2]: offset1 is 0 and offset2 + length2 the file's length. */
 export type ByteRange = [number, number, number, number];
 
-/** The signature dictionary's content; the CMS comes later. `name` becomes /Name (the signer's name, for display). */
-export interface ExternalSignatureSpec extends Omit<SignatureSpec, 'signer'> {
-  name?: string | null;
-}
+/** The signature dictionary's content; the CMS comes later. */
+export type ExternalSignatureSpec = FieldSpec;
 
 /** Where the CMS goes: `offset` is the first hex digit of /Contents (after '<'), `hexLength` how many it holds. */
 export interface ContentsSlot {
@@ -72,13 +80,33 @@ const [LT, GT, ZERO] = ['<', '>', '0'].map((c) => c.charCodeAt(0));
 
 /**
  * Stamps the party's boxes and appends the signature field with a /Contents of `placeholderBytes` zero bytes, in one
- * incremental update. Refuses (DocumentNotSignableError) a document that carries signatures but could only be
- * rewritten, as the engine does; and encrypted documents, whose /Contents would be encrypted with the rest.
+ * incremental update (the engine's prepare step; kept as one call for the tests of this file). Refuses
+ * (DocumentNotSignableError) a document that carries signatures but could only be rewritten; and encrypted documents,
+ * whose /Contents would be encrypted with the rest.
  */
 export async function prepareExternal(
   document: Uint8Array,
   stamp: StampInput,
   spec: ExternalSignatureSpec,
+  placeholderBytes: number = DEFAULT_PLACEHOLDER_BYTES,
+): Promise<PreparedExternal> {
+  const pdf = await openForSigning(document);
+  const widget = stampParty(pdf, stamp);
+  return placeSignatureField(
+    pdf,
+    { ...spec, widget: spec.widget === undefined ? widget : spec.widget },
+    placeholderBytes,
+  );
+}
+
+/**
+ * Appends, to the changes made to `pdf` so far, the signature field (merged with its widget: the given box, or an
+ * invisible one on the first page) whose dictionary has its final /ByteRange and a zero-filled /Contents; saves the
+ * whole as one incremental update and answers it with the SHA-256 the /ByteRange covers.
+ */
+export async function placeSignatureField(
+  pdf: PDF,
+  spec: FieldSpec,
   placeholderBytes: number = DEFAULT_PLACEHOLDER_BYTES,
 ): Promise<PreparedExternal> {
   if (
@@ -90,12 +118,10 @@ export async function prepareExternal(
       `placeholderBytes must be an integer from ${MIN_PLACEHOLDER_BYTES} to ${MAX_PLACEHOLDER_BYTES}`,
     );
   }
-  const pdf = await openForSigning(document);
   if (pdf.isEncrypted) throw new Error('External signing does not support encrypted documents.');
-  const firstPage = pdf.getPages()[0];
-  if (!firstPage) throw new Error('The document has no pages.');
+  const pages = pdf.getPages();
+  if (!pages[0]) throw new Error('The document has no pages.');
 
-  stampParty(pdf, stamp);
   subsetFonts(pdf);
   // /ByteRange right before /Contents, as locatePlaceholder() expects.
   const dict = new PdfDict([
@@ -110,7 +136,8 @@ export async function prepareExternal(
   if (spec.reason) dict.set('Reason', PdfString.fromString(spec.reason));
   if (spec.location) dict.set('Location', PdfString.fromString(spec.location));
   if (spec.contactInfo) dict.set('ContactInfo', PdfString.fromString(spec.contactInfo));
-  addSignatureField(pdf, spec.fieldName, firstPage.ref, pdf.context.register(dict));
+  const widget = spec.widget && pages[spec.widget.page - 1] ? spec.widget : null;
+  addSignatureField(pdf, spec.fieldName, pdf.context.register(dict), widget);
 
   // A copy: the save may answer a view of the library's own buffer.
   const prepared = new Uint8Array(await pdf.save({ incremental: true }));
@@ -188,20 +215,48 @@ function locatePlaceholder(pdf: Uint8Array, placeholderBytes: number) {
 }
 
 /**
- * A new signature field merged with its invisible widget on the first page, as @libpdf/core's own sign() makes it
- * (PDFSignature.prepareSignatureField): the field name must be new.
+ * A new signature field merged with its widget, as @libpdf/core's own sign() makes it (the field name must be new).
+ * With a place (the signer's first box): the widget is that box on that page, listed in the page's /Annots with an
+ * empty appearance (the stamp itself is in the page's content), so clicking it in a reader opens the signature's
+ * details. Without: an invisible widget on the first page.
  */
-function addSignatureField(pdf: PDF, name: string, page: PdfRef, value: PdfRef): void {
+function addSignatureField(pdf: PDF, name: string, value: PdfRef, place: WidgetPlace | null): void {
   const form = pdf.getOrCreateForm();
   if (form.getField(name)) throw new Error(`The document already has a field named "${name}".`);
-  const field = form.createSignatureField(name).getDict();
+  const created = form.createSignatureField(name);
+  const field = created.getDict();
+  const page = pdf.getPages()[(place?.page ?? 1) - 1];
   field.set('V', value);
   field.delete('Kids');
   field.set('Type', PdfName.of('Annot'));
   field.set('Subtype', PdfName.of('Widget'));
   field.set('F', PdfNumber.of(132)); // Print | Locked
-  field.set('P', page);
-  field.set('Rect', new PdfArray([0, 0, 0, 0].map((v) => PdfNumber.of(v))));
+  field.set('P', page.ref);
+  if (!place) {
+    field.set('Rect', new PdfArray([0, 0, 0, 0].map((v) => PdfNumber.of(v))));
+    return;
+  }
+  const rect = [place.x, place.y, place.x + place.width, place.y + place.height];
+  field.set('Rect', new PdfArray(rect.map((v) => PdfNumber.of(v))));
+  const appearance = pdf.context.register(
+    PdfStream.fromDict(
+      {
+        Type: PdfName.of('XObject'),
+        Subtype: PdfName.of('Form'),
+        BBox: new PdfArray([0, 0, place.width, place.height].map((v) => PdfNumber.of(v))),
+      },
+      new Uint8Array(0),
+    ),
+  );
+  field.set('AP', new PdfDict([['N', appearance]]));
+  // The field's own reference, for the page's /Annots (the library keeps it on the field it made).
+  const ref = (created as unknown as { ref?: PdfRef | null }).ref;
+  if (!(ref instanceof PdfRef)) throw new Error('The signature field has no object reference.');
+  const resolve = (r: PdfRef) => pdf.context.resolve(r);
+  const annots = page.dict.get('Annots', resolve);
+  const existing =
+    annots instanceof PdfArray ? Array.from({ length: annots.length }, (_, i) => annots.at(i) as PdfObject) : [];
+  page.dict.set('Annots', new PdfArray([...existing, ref]));
 }
 
 /** D:YYYYMMDDHHmmSSZ, in UTC, as @libpdf/core writes /M. */

@@ -9,7 +9,7 @@ import { inspectPdf } from '../../documents/pdf/inspect';
 import { placeBoxes } from '../../documents/pdf/placement';
 import { generateRootCa, issueOrganisationCa, issueSignerCertificate, loadIssuer } from '../pki/certificates';
 import { DocumentNotSignableError } from './engine';
-import { LibPdfEngine } from './libpdf-engine';
+import { signParty } from '../../../../test/support/engine';
 
 const DPI = 40;
 
@@ -55,7 +55,7 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
     const boxes = placeBoxes({ rectangle, pageNo: [1], applyAll: false, totalPages: 1, geometry: inspected.geometry });
 
     const { signer } = await signerFor('Asha Rao');
-    const signed = await new LibPdfEngine().signParty(
+    const signed = await signParty(
       original,
       { boxes, image: SIGNATURE_PNG },
       { signer, fieldName: 'esign_party_1', reason: 'test', signingTime: new Date() },
@@ -81,7 +81,7 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
       geometry: inspected.geometry,
     });
     const { signer } = await signerFor('Zoë Łukasiewicz');
-    const signed = await new LibPdfEngine().signParty(
+    const signed = await signParty(
       original,
       { boxes, text: { value: 'Zoë Łukasiewicz', italic: true } },
       { signer, fieldName: 'esign_party_1', reason: 'test', signingTime: new Date() },
@@ -129,7 +129,7 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
       geometry: inspected.geometry,
     });
     const { signer } = await signerFor('Asha Rao');
-    const signed = await new LibPdfEngine().signParty(
+    const signed = await signParty(
       original,
       { boxes, image: SIGNATURE_PNG },
       { signer, fieldName: 'esign_party_1', reason: 'test', signingTime: new Date() },
@@ -150,7 +150,7 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
   it('refuses to sign a signed document it could only rewrite (its earlier signatures would break)', async () => {
     const { signer } = await signerFor('Asha Rao');
     await expect(
-      new LibPdfEngine().signParty(
+      signParty(
         readFixture('pdfs', 'already_signed_twice.pdf'),
         { boxes: [] },
         { signer, fieldName: 'esign_party_1', reason: 'test', signingTime: new Date() },

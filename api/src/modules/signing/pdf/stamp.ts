@@ -1,0 +1,304 @@
+import { Limits } from '@esign/contract';
+import {
+  PDF,
+  PdfArray,
+  PdfDict,
+  PdfName,
+  PdfNumber,
+  PdfRef,
+  PdfStream,
+  type EmbeddedFont,
+  type PdfObject,
+  type PDFImage,
+  type PDFPage,
+} from '@libpdf/core';
+import { fromRuns } from '../../documents/pdf/pageRuns';
+import type { PlacedBox } from '../../requests/party.entity';
+import { DocumentNotSignableError, type StampInput, type WidgetPlace } from './engine';
+import { dejaVuFont } from './fonts';
+
+/** The typed name: 24 CSS px (spec section 9) is 18 pt. */
+const TYPED_NAME_PT = (Limits.nameSignatureFontPx * 72) / 96;
+/** The visible signature's lines (issue 19), at most this size. */
+const SIGNED_BY_PT = 7;
+/** The visible signature's frame. */
+const FRAME_PT = 0.6;
+/** Room left around a stamp inside its box. */
+const PADDING = 0.06;
+
+/** One number as a content stream writes it (no exponent, at most 4 decimals). */
+const num = (n: number): string => String(Math.round(n * 10_000) / 10_000 + 0);
+const ascii = (text: string) => new TextEncoder().encode(text);
+
+/** The quarter turn of a page, 0, 90, 180 or 270: /Rotate turns the page clockwise for display. */
+const turnOf = (page: PDFPage) => (((page.rotation ?? 0) % 360) + 360) % 360;
+
+/**
+ * The matrix that puts a stamp drawn upright in its own w×h space (as the reader sees the box) onto the box in the
+ * page's user space, turned counter-clockwise by the page's rotation so that it reads upright once displayed.
+ */
+function boxMatrix(box: { x: number; y: number; width: number; height: number }, turn: number): number[] {
+  switch (turn) {
+    case 90:
+      return [0, 1, -1, 0, box.x + box.width, box.y];
+    case 180:
+      return [-1, 0, 0, -1, box.x + box.width, box.y + box.height];
+    case 270:
+      return [0, -1, 1, 0, box.x, box.y + box.height];
+    default:
+      return [1, 0, 0, 1, box.x, box.y];
+  }
+}
+
+/** A rectangle inside a stamp's own w×h space. */
+interface Area {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** The stamp's drawing: the image or name, and in the first box the signature's lines and frame. */
+interface StampLook {
+  image: PDFImage | null;
+  font: EmbeddedFont | null;
+  name: string | null;
+  /** The visible signature's lines, in the first box only. */
+  signedBy?: { font: EmbeddedFont; lines: string[] } | null;
+}
+
+const glyphsOf = (font: EmbeddedFont, text: string) =>
+  font
+    .encodeTextToGids(text)
+    .map((gid) => gid.toString(16).padStart(4, '0'))
+    .join('');
+
+/** The image fitted and centred in `area`, or the typed name (18 pt at most) centred in it. */
+function markContent(
+  pdf: PDF,
+  look: StampLook,
+  area: Area,
+  resources: { xobjects: [string, PdfRef][]; fonts: [string, PdfRef][] },
+): string {
+  const parts: string[] = [];
+  if (look.image) {
+    const scale = Math.min(area.w / look.image.width, area.h / look.image.height);
+    const [w, h] = [look.image.width * scale, look.image.height * scale];
+    resources.xobjects.push(['Im0', look.image.ref]);
+    parts.push(
+      `q ${num(w)} 0 0 ${num(h)} ${num(area.x + (area.w - w) / 2)} ${num(area.y + (area.h - h) / 2)} cm /Im0 Do Q`,
+    );
+  }
+  if (look.font && look.name) {
+    const widthAt1 = Math.max(look.font.widthOfTextAtSize(look.name, 1), 0.001);
+    const size = Math.min(TYPED_NAME_PT, area.w / widthAt1, area.h / 1.2);
+    resources.fonts.push(['F0', pdf.fonts.getRef(look.font)]);
+    // The baseline a third of the size below the centre puts the letters' middle on the centre.
+    const x = area.x + (area.w - widthAt1 * size) / 2;
+    const y = area.y + area.h / 2 - size * 0.33;
+    parts.push(`BT /F0 ${num(size)} Tf ${num(x)} ${num(y)} Td <${glyphsOf(look.font, look.name)}> Tj ET`);
+  }
+  return parts.join('\n');
+}
+
+/** The visible signature's lines, left-aligned in `area`, the size fitted to the longest line (7 pt at most). */
+function signedByContent(
+  pdf: PDF,
+  block: { font: EmbeddedFont; lines: string[] },
+  area: Area,
+  resources: { fonts: [string, PdfRef][] },
+): string {
+  const { font, lines } = block;
+  const widest = Math.max(...lines.map((line) => font.widthOfTextAtSize(line, 1)), 0.001);
+  const size = Math.min(SIGNED_BY_PT, area.w / widest, area.h / (lines.length * 1.25));
+  resources.fonts.push(['F1', pdf.fonts.getRef(font)]);
+  const leading = size * 1.25;
+  const top = area.y + (area.h + lines.length * leading) / 2 - size;
+  return lines
+    .map(
+      (line, i) => `BT /F1 ${num(size)} Tf ${num(area.x)} ${num(top - i * leading)} Td <${glyphsOf(font, line)}> Tj ET`,
+    )
+    .join('\n');
+}
+
+/**
+ * What a stamp shows in a w×h box: the image or name; in the signer's first box, the signature's lines beside it (or
+ * under it, in a narrow box) inside a thin frame.
+ */
+function stampContent(
+  pdf: PDF,
+  look: StampLook,
+  width: number,
+  height: number,
+): { content: string; resources: PdfDict } {
+  const pad = { x: width * PADDING, y: height * PADDING };
+  const full: Area = { x: pad.x, y: pad.y, w: width - 2 * pad.x, h: height - 2 * pad.y };
+  const used = { xobjects: [] as [string, PdfRef][], fonts: [] as [string, PdfRef][] };
+  const parts: string[] = [];
+  if (look.signedBy) {
+    // A thin frame just inside the box, in the product's purple.
+    parts.push(
+      `q 0.37 0.21 0.69 RG ${num(FRAME_PT)} w ${num(FRAME_PT / 2)} ${num(FRAME_PT / 2)} ${num(width - FRAME_PT)} ${num(height - FRAME_PT)} re S Q`,
+    );
+    const wide = full.w >= 1.4 * full.h;
+    const mark: Area = wide
+      ? { x: full.x, y: full.y, w: full.w * 0.4, h: full.h }
+      : { x: full.x, y: full.y + full.h * 0.5, w: full.w, h: full.h * 0.5 };
+    const text: Area = wide
+      ? { x: full.x + full.w * 0.44, y: full.y, w: full.w * 0.56, h: full.h }
+      : { x: full.x, y: full.y, w: full.w, h: full.h * 0.48 };
+    parts.push(markContent(pdf, look, mark, used));
+    parts.push(signedByContent(pdf, look.signedBy, text, used));
+  } else {
+    parts.push(markContent(pdf, look, full, used));
+  }
+  const resources = new PdfDict();
+  if (used.xobjects.length) resources.set('XObject', new PdfDict(used.xobjects));
+  if (used.fonts.length) resources.set('Font', new PdfDict(used.fonts));
+  return { content: parts.filter(Boolean).join('\n'), resources };
+}
+
+/**
+ * Stamps the party's boxes. Pages share everything they can: one form XObject per box size, one content stream per
+ * distinct placement, one `q` and one `Q` stream for isolating each page's own content (a page may leave its graphics
+ * state changed). Drawing through PDFPage.drawImage instead would add three objects to every page: for a 352-page book
+ * signed by six parties, thousands of objects written and hashed.
+ */
+function stampBoxes(
+  pdf: PDF,
+  stamp: StampInput,
+  name: string | null,
+  font: EmbeddedFont | null,
+  signedBy: { font: EmbeddedFont; lines: string[] } | null = null,
+): WidgetPlace | null {
+  const image = stamp.image ? pdf.embedImage(stamp.image) : null;
+  const pages = pdf.getPages();
+  const register = (content: string, dict: Record<string, PdfObject> = {}) =>
+    pdf.context.register(PdfStream.fromDict(dict, ascii(content)));
+  const open = register('q\n');
+  const close = register('\nQ\n');
+  const forms = new Map<string, { ref: PdfRef; name: string }>();
+  const placements = new Map<string, PdfRef>();
+  // Unique among the names the pages already use: the stream object numbers are new in this document.
+  const prefix = `EsignStamp${open.objectNumber}_`;
+  // The signer's first box (the lowest page, then the first box listed) carries the visible signature.
+  const placed: { box: PlacedBox; page: number }[] = stamp.boxes.flatMap((box) =>
+    fromRuns(box.pages)
+      .filter((page) => pages[page - 1])
+      .map((page) => ({ box, page })),
+  );
+  const first = placed.reduce<(typeof placed)[number] | null>(
+    (best, p) => (best === null || p.page < best.page ? p : best),
+    null,
+  );
+
+  for (const { box, page: pageNo } of placed) {
+    const page = pages[pageNo - 1];
+    const signed = signedBy !== null && first !== null && first.box === box && first.page === pageNo;
+    const turn = turnOf(page);
+    const [w, h] = turn === 90 || turn === 270 ? [box.height, box.width] : [box.width, box.height];
+    const sizeKey = `${num(w)}x${num(h)}${signed ? ':signed' : ''}`;
+    let form = forms.get(sizeKey);
+    if (!form) {
+      const { content, resources } = stampContent(pdf, { image, font, name, signedBy: signed ? signedBy : null }, w, h);
+      const ref = register(content, {
+        Type: PdfName.of('XObject'),
+        Subtype: PdfName.of('Form'),
+        BBox: new PdfArray([0, 0, w, h].map((v) => PdfNumber.of(v))),
+        Resources: resources,
+      });
+      form = { ref, name: `${prefix}${forms.size}` };
+      forms.set(sizeKey, form);
+    }
+    const matrix = boxMatrix(box, turn).map(num).join(' ');
+    const placeKey = `${form.name}@${matrix}`;
+    let placement = placements.get(placeKey);
+    if (!placement) {
+      placement = register(`\nq ${matrix} cm /${form.name} Do Q\n`);
+      placements.set(placeKey, placement);
+    }
+    addForm(pdf, page, form.name, form.ref);
+    const own = page.dict.get('Contents');
+    const resolved = own instanceof PdfRef ? pdf.context.resolve(own) : own;
+    const existing: PdfObject[] =
+      resolved instanceof PdfArray
+        ? Array.from({ length: resolved.length }, (_, i) => resolved.at(i) as PdfObject)
+        : own
+          ? [own]
+          : [];
+    page.dict.set('Contents', new PdfArray([open, ...existing, close, placement]));
+  }
+  return first
+    ? { page: first.page, x: first.box.x, y: first.box.y, width: first.box.width, height: first.box.height }
+    : null;
+}
+
+/**
+ * Names the stamp's form XObject in the page's resources. A page without its own /Resources inherits its parent's:
+ * those are copied onto the page first (PDFPage.getResources would start an empty dictionary and the page would lose
+ * its fonts). A dictionary shared by several pages only gains a name the others never use.
+ */
+function addForm(pdf: PDF, page: PDFPage, name: string, form: PdfRef): void {
+  const resolve = (ref: PdfRef) => pdf.context.resolve(ref);
+  let resources = page.dict.get('Resources', resolve);
+  if (!(resources instanceof PdfDict)) {
+    let node = page.dict.get('Parent', resolve);
+    let inherited: PdfDict | null = null;
+    for (let depth = 0; node instanceof PdfDict && !inherited && depth < 64; depth++) {
+      const found = node.get('Resources', resolve);
+      if (found instanceof PdfDict) inherited = found;
+      node = node.get('Parent', resolve);
+    }
+    resources = inherited ? inherited.clone() : new PdfDict();
+    page.dict.set('Resources', resources);
+  }
+  const current = (resources as PdfDict).get('XObject', resolve);
+  const xobjects = current instanceof PdfDict ? current : new PdfDict();
+  xobjects.set(name, form);
+  if (!(current instanceof PdfDict)) (resources as PdfDict).set('XObject', xobjects);
+}
+
+/** Characters the font has no glyph for would render as nothing: show them as '?' instead. */
+function encodable(font: EmbeddedFont, text: string): string {
+  return [...text].map((ch) => (font.canEncode(ch) ? ch : '?')).join('');
+}
+
+/**
+ * Loads a document for a new signature. One that carries signatures but cannot be saved incrementally is refused
+ * (DocumentNotSignableError): without signatures a full rewrite harms nothing; with them it would turn each into a
+ * digest mismatch. Shared with external signing (external.ts).
+ */
+export async function openForSigning(document: Uint8Array): Promise<PDF> {
+  const pdf = await PDF.load(document);
+  const signed =
+    pdf
+      .getForm()
+      ?.getSignatureFields()
+      .some((field) => field.isSigned()) ?? false;
+  const blocker = pdf.canSaveIncrementally();
+  if (signed && blocker) throw new DocumentNotSignableError(blocker);
+  return pdf;
+}
+
+/**
+ * Stamps the party's boxes: their image, or their name typed in DejaVu; in the first box, the visible signature's
+ * lines in a frame. Answers that first box (the signature's widget), or null when no box is on a page.
+ */
+export function stampParty(pdf: PDF, stamp: StampInput): WidgetPlace | null {
+  const font = stamp.text ? pdf.embedFont(dejaVuFont(stamp.text.italic ? 'oblique' : 'regular')) : null;
+  const name = font && stamp.text ? encodable(font, stamp.text.value) : null;
+  const linesFont = stamp.signedBy?.length ? pdf.embedFont(dejaVuFont('regular')) : null;
+  const signedBy =
+    linesFont && stamp.signedBy
+      ? { font: linesFont, lines: stamp.signedBy.map((line) => encodable(linesFont, line)) }
+      : null;
+  return stampBoxes(pdf, stamp, name, font, signedBy);
+}
+
+/**
+ * To call before the save that carries a signature. sign() saves without subsetting, which would embed whole DejaVu
+ * faces (~700 KB each); finalizing first keeps only the glyphs drawn (sign()'s own finalize is then a no-op).
+ */
+export function subsetFonts(pdf: PDF): void {
+  pdf.fonts.finalize(true);
+}

@@ -1,0 +1,48 @@
+import type { Signer } from '@libpdf/core';
+import { Revocation, RevocationRecord } from '../../src/modules/signing/evidence/revocation';
+import { Timestamps, type TimestampToken } from '../../src/modules/signing/evidence/timestamps';
+import type { FieldSpec, StampInput } from '../../src/modules/signing/pdf/engine';
+import { LibPdfEngine } from '../../src/modules/signing/pdf/libpdf-engine';
+
+/** For unit tests of B-B signatures: no timestamp authority is reachable (a call fails the test loudly). */
+class NoTimestamps extends Timestamps {
+  timestamp(): Promise<TimestampToken> {
+    return Promise.reject(new Error('This test signs at B-B: no timestamp authority is configured for it.'));
+  }
+  describe() {
+    return { builtIn: false, tsas: [] };
+  }
+}
+
+/** For unit tests of B-B signatures: no revocation source (every look-up is a recorded gap). */
+class NoRevocation extends Revocation {
+  provider(record: RevocationRecord) {
+    return {
+      getOCSP: async () => {
+        record.add({ subject: '?', serial: '?', reason: 'no revocation source in this test' });
+        return null;
+      },
+      getCRL: async () => null,
+    };
+  }
+  assertNotRevoked(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** The engine as the seal job uses it, for B-B signatures in unit tests. */
+export const engineB = (timestamps: Timestamps = new NoTimestamps(), revocation: Revocation = new NoRevocation()) =>
+  new LibPdfEngine(timestamps, revocation);
+
+/** One party's signature at B-B: prepare (stamp, field), sign with a key held here, finish (embed). */
+export async function signParty(
+  document: Uint8Array,
+  stamp: StampInput,
+  spec: FieldSpec & { signer: Signer },
+  engine = engineB(),
+): Promise<Uint8Array> {
+  const { signer, ...field } = spec;
+  const prepared = await engine.prepareParty(document, stamp, field);
+  const cms = await engine.signWith(prepared.digest, signer);
+  return (await engine.finish(prepared, cms, 'B-B')).document;
+}
