@@ -128,6 +128,9 @@ describe('Aadhaar eSign through the built-in sandbox ESP (CCA eSign API v2.1)', 
     expect(back.fields.msg).toMatch(/^<EsignResp [^>]*status="1"/);
     const done = await t.http.post(pathOf(back.action)).type('form').send(back.fields).expect(303);
     expect(done.headers.location).toBe(`/success/acme/${requestId}`);
+    // The ESP's signature is the party's submission; the seal job timestamps and embeds it.
+    expect((await partyRow(t, refId, 1)).signatureSubmittedAt).not.toBeNull();
+    await drain(t);
 
     const party = await partyRow(t, refId, 1);
     expect(party.status).toBe('completed');

@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { DscAgents } from '../src/modules/dsc/dsc-agents';
 import { EspKeys } from '../src/modules/aadhaar/esp-keys.service';
-import { verhoeffCheckDigit } from '../src/modules/aadhaar/protocol';
 import { AuditEventEntity } from '../src/modules/audit/audit-event.entity';
 import { DscAgentSessionEntity } from '../src/modules/dsc/dsc-agent-session.entity';
 import { OrganisationEntity } from '../src/modules/organisations/organisation.entity';
 import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
 import { SealPkiService } from '../src/modules/signing/pki/seal-pki.service';
+import { latestOtpTo, signAadhaar, until } from './support/methods';
 import { runPdfVerify } from './support/pdf-verify';
 import { createTestToken, spawnDscAgent, type RunningAgent, type TestToken } from './support/softhsm';
 import { drain, partyRow, requestRow, sendForSigning, signAs, signedPdf } from './support/signing';
@@ -19,10 +19,6 @@ const ASHA = { name: 'Asha Rao', email: 'asha@example.in', phoneNumber: '+91 987
 const VIKRAM = { name: 'Vikram Shah', email: 'vikram@example.in', phoneNumber: '9123456789' };
 const PRIYA = { name: 'Priya Menon', email: 'priya@example.in', phoneNumber: '9988776655' };
 
-const latestOtpTo = async (t: TestApp, to: string) => {
-  const msg = await t.db.getRepository(OutboxMessageEntity).findOne({ where: { to }, order: { id: 'DESC' } });
-  return /\b(\d{6})\b/.exec(msg?.text ?? '')![1];
-};
 
 describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request with Aadhaar and e-Signature', () => {
   let t: TestApp;
@@ -103,11 +99,14 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
     expect(wrong.body.message).toBe('The USB token password is wrong.');
     expect((await partyRow(t, refId, 2)).status).toBe('signing');
     await t.http.post(`/v1/dscToken/acme/${requestId}`).set(vikram).send({ usb_token: PIN }).expect(200);
+    // The token's signature waits for the seal job, which timestamps and embeds it (the page polls meanwhile).
+    expect((await t.http.get(`/v1/request/acme/${requestId}`).set(vikram).expect(200)).body.status).toBe('signing');
+    await drain(t);
     const status = await t.http.get(`/v1/request/acme/${requestId}`).set(vikram).expect(200);
     expect(status.body).toMatchObject({ status: 'completed', signature_type: SigningMethod.DSC });
 
     // Asha through the sandbox ESP, Priya electronically; the seal completes it.
-    await signAadhaar(t, refId, tokens[1]);
+    await signAadhaar(t, { orgId: 'acme', refId, order: 1, token: tokens[1], name: 'Asha Rao' });
     await signAs(t, { orgId: 'acme', refId, order: 3, token: tokens[3], email: PRIYA.email });
     await drain(t);
     expect((await requestRow(t, refId)).status).toBe('completed');
@@ -138,40 +137,3 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
     expect(logLines.join('')).toContain('/v1/dscToken/acme/');
   });
 });
-
-async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The Aadhaar signer through the sandbox ESP's pages, as in aadhaar.test.ts. */
-async function signAadhaar(t: TestApp, refId: number, linkToken: string): Promise<void> {
-  const h = { 'x-sign-token': linkToken };
-  const ref = await t.http.get(`/v1/reference/acme/${refId}/1`).set(h).expect(200);
-  const requestId = ref.body.request.requestId as string;
-  await t.http.post(`/v1/signer_details/acme/${refId}/1`).set(h).send({ status: 'signing' }).expect(200);
-  const init = await t.http.get(`/v1/init/acme/${requestId}?method=0`).set(h).expect(200);
-  const page = await t.http.post('/esp-sandbox/esign').type('form').send({ msg: init.body.fields.msg }).expect(200);
-  const action = new URL(/action="([^"]+)\/aadhaar"/.exec(page.text)![1]).pathname;
-  const aadhaar = '23456789012' + verhoeffCheckDigit('23456789012');
-  await t.http.post(`${action}/aadhaar`).type('form').send({ consent: 'yes', aadhaar, name: 'Asha Rao' }).expect(200);
-  const sms = await t.db
-    .getRepository(OutboxMessageEntity)
-    .findOne({ where: { kind: 'esp-otp' }, order: { id: 'DESC' } });
-  const answer = await t.http
-    .post(`${action}/otp`)
-    .type('form')
-    .send({ otp: /\b(\d{6})\b/.exec(sms!.text)![1] })
-    .expect(200);
-  const msg = /name="msg" value="([^"]*)"/
-    .exec(answer.text)![1]
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&');
-  await t.http.post(`/v1/aadhaar/response/acme/${requestId}`).type('form').send({ msg }).expect(303);
-}
