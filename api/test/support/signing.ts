@@ -193,8 +193,21 @@ export interface Verified {
     signed: boolean;
     wholeDocument: boolean;
     validation: string;
+    /** pdfsig's Signature Type: ETSI.CAdES.detached, or 'unknown' for a document timestamp (poppler 22). */
+    type?: string;
   }[];
   qpdf: { exitCode: number; warnings: string[]; newWarnings: string[] };
+  /** pdf-verify's own reading of the long-term evidence. */
+  evidence?: {
+    dss: boolean;
+    signatures: {
+      index: number;
+      kind: string;
+      timestampToken?: boolean;
+      imprintMatches?: boolean;
+      chainVerified?: boolean;
+    }[];
+  };
 }
 
 /**
