@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, loadConfig, parseTsaUrls } from './app-config';
 
 describe('loadConfig', () => {
@@ -150,6 +153,9 @@ describe('loadConfig', () => {
   });
 
   it('reads TSA_URLS in order, with the Basic credentials apart from the addresses', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esign-config-'));
+    mkdirSync(join(dir, 'pki'));
+    writeFileSync(join(dir, 'pki', 'tsa-roots.pem'), '-----BEGIN CERTIFICATE-----\nMII=\n-----END CERTIFICATE-----\n');
     const config = loadConfig(
       {
         TSA_URLS:
@@ -158,7 +164,7 @@ describe('loadConfig', () => {
         TSA_POLICY: '1.3.6.1.4.1.4146.2.3',
         TSA_CA_FILE: 'pki/tsa-roots.pem',
       },
-      '/srv/esign',
+      dir,
     );
     expect(config.tsa).toEqual({
       mode: 'remote',
@@ -172,7 +178,7 @@ describe('loadConfig', () => {
       ],
       timeoutMs: 2500,
       policy: '1.3.6.1.4.1.4146.2.3',
-      caFile: '/srv/esign/pki/tsa-roots.pem',
+      caFile: join(dir, 'pki', 'tsa-roots.pem'),
     });
     expect(loadConfig({ TSA_URLS: 'http://tsa.example.com' }).tsa).toEqual({
       mode: 'remote',
@@ -238,6 +244,14 @@ describe('loadConfig', () => {
     expect(problems).toContain('TSA_TIMEOUT_MS must not be less than 100 (got "50")');
     expect(problems).toContain('TSA_POLICY must be an object identifier (1.2.3.4.1) (got "policy one")');
     expect(problems).toContain('ALLOW_DEV_TSA must be true or false (got "yes")');
+    expect(() => loadConfig({ TSA_URLS: 'https://t.example', TSA_CA_FILE: '/nonexistent/roots.pem' })).toThrow(
+      'TSA_CA_FILE cannot be read (ENOENT) (got "/nonexistent/roots.pem")',
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'esign-config-'));
+    writeFileSync(join(dir, 'empty.pem'), 'no certificate here');
+    expect(() => loadConfig({ TSA_URLS: 'https://t.example', TSA_CA_FILE: join(dir, 'empty.pem') })).toThrow(
+      /TSA_CA_FILE holds no PEM certificate/,
+    );
     expect(() => loadConfig({ TSA_TIMEOUT_MS: '60001', TSA_URLS: 'https://t.example' })).toThrow(
       /TSA_TIMEOUT_MS must not be greater than 60000/,
     );

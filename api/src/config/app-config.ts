@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /**
@@ -461,6 +462,20 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
   }
   const tsaUrls = raw.TSA_URLS === undefined ? null : parseTsaUrls(raw.TSA_URLS);
   problems.push(...(tsaUrls?.problems ?? []));
+  const tsaCaFile = dto.TSA_CA_FILE ? resolve(env.INIT_CWD ?? cwd, dto.TSA_CA_FILE) : null;
+  if (tsaCaFile && tsaUrls) {
+    // Read now so that a wrong path stops the start, not the first signature.
+    let text = '';
+    try {
+      text = readFileSync(tsaCaFile, 'utf8');
+    } catch (err) {
+      problems.push(
+        `TSA_CA_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}) (got ${JSON.stringify(raw.TSA_CA_FILE)})`,
+      );
+    }
+    if (text && !text.includes('-----BEGIN CERTIFICATE-----'))
+      problems.push(`TSA_CA_FILE holds no PEM certificate (got ${JSON.stringify(raw.TSA_CA_FILE)})`);
+  }
   if (!tsaUrls) {
     const alone = TSA_VARIABLES.filter((name) => raw[name] !== undefined);
     if (alone.length)
@@ -556,7 +571,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
           endpoints: tsaUrls.endpoints,
           timeoutMs: dto.TSA_TIMEOUT_MS ?? 5000,
           policy: dto.TSA_POLICY ?? null,
-          caFile: dto.TSA_CA_FILE ? resolve(env.INIT_CWD ?? cwd, dto.TSA_CA_FILE) : null,
+          caFile: tsaCaFile,
         }
       : { mode: 'built-in' },
   };

@@ -64,7 +64,7 @@ export class TsaTimestamps extends Timestamps {
   }
 }
 
-/** The Timestamps of the configuration: TSA_URLS (with TSA_CA_FILE read now, so a bad file stops the start), or the built-in TSA. */
+/** The Timestamps of the configuration: the TSAs of TSA_URLS (and the anchors of TSA_CA_FILE), or the built-in TSA. */
 export function createTimestamps(config: AppConfig, clock: Clock, developmentTsa: DevelopmentTsa): Timestamps {
   const tsa = config.tsa;
   if (tsa.mode === 'built-in') {
@@ -84,19 +84,9 @@ export function createTimestamps(config: AppConfig, clock: Clock, developmentTsa
   return new TsaTimestamps(sources, tsa.policy, tsa.caFile ? trustAnchors(tsa.caFile) : undefined, false);
 }
 
+/** TSA_CA_FILE (loadConfig checked that it reads and has a PEM certificate): the anchors a TSA must chain to. */
 function trustAnchors(file: string): pkijs.Certificate[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new Error(`TSA_CA_FILE ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? err})`);
-  }
-  let anchors: pkijs.Certificate[];
-  try {
-    anchors = certificatesFromPem(text);
-  } catch {
-    throw new Error(`TSA_CA_FILE ${file} holds a certificate that cannot be read`);
-  }
+  const anchors = certificatesFromPem(readFileSync(file, 'utf8'));
   if (!anchors.length) throw new Error(`TSA_CA_FILE ${file} holds no PEM certificate`);
   return anchors;
 }

@@ -185,11 +185,11 @@ export async function checkTimestampReply(
   if (response.timeStampToken.contentType !== Oid.signedData)
     throw new TimestampCheckError(`the token is not SignedData (${response.timeStampToken.contentType})`);
 
-  let signed: pkijs.SignedData;
+  let signed: TokenParts;
   let tstInfo: pkijs.TSTInfo;
   let content: ArrayBuffer;
   try {
-    signed = new pkijs.SignedData({ schema: response.timeStampToken.content });
+    signed = tokenParts(response.timeStampToken.content);
   } catch {
     throw new TimestampCheckError('the token is not a valid SignedData');
   }
@@ -232,10 +232,8 @@ export async function checkTimestampReply(
     );
 
   const signerInfo = signed.signerInfos[0];
-  const certificates = (signed.certificates ?? []).filter(
-    (c): c is pkijs.Certificate => c instanceof pkijs.Certificate,
-  );
-  const encoded = new Map(certificates.map((c) => [c, der(c)]));
+  const encoded = signed.certificates;
+  const certificates = [...encoded.keys()];
   const tsaCert = signingCertificate(signerInfo, encoded);
   checkTsaCertificate(tsaCert, genTime);
   await checkSignature(signerInfo, content, tsaCert);
@@ -247,6 +245,74 @@ export async function checkTimestampReply(
     serial: hex(tstInfo.serialNumber.valueBlock.valueHexView),
     policy,
     certificates: [tsaCert, ...certificates.filter((c) => c !== tsaCert)].map((c) => encoded.get(c)!),
+  };
+}
+
+interface TokenParts {
+  encapContentInfo: pkijs.EncapsulatedContentInfo;
+  signerInfos: pkijs.SignerInfo[];
+  /** The certificates the token carries, each with its DER as carried. */
+  certificates: Map<pkijs.Certificate, Uint8Array>;
+}
+
+/** SignedData (RFC 5652) with the certificates, CRLs and signers taken as they come: each is then read on its own. */
+const SIGNED_DATA_OUTLINE = new asn1js.Sequence({
+  value: [
+    new asn1js.Integer(),
+    new asn1js.Set({ value: [new asn1js.Repeated({ value: new asn1js.Any() })] }),
+    new asn1js.Any({ name: 'encapContentInfo' }),
+    new asn1js.Constructed({
+      optional: true,
+      idBlock: { tagClass: 3, tagNumber: 0 },
+      value: [new asn1js.Repeated({ name: 'certificates', value: new asn1js.Any() })],
+    }),
+    new asn1js.Constructed({
+      optional: true,
+      idBlock: { tagClass: 3, tagNumber: 1 },
+      value: [new asn1js.Repeated({ value: new asn1js.Any() })],
+    }),
+    new asn1js.Set({ value: [new asn1js.Repeated({ name: 'signerInfos', value: new asn1js.Any() })] }),
+  ],
+});
+
+/**
+ * Parsed certificates by their DER (base64): a TSA signs every token with the same certificate, and reading one with
+ * pkijs is most of the cost of checking a token. Bounded; certificates are never changed once read.
+ */
+const certificateCache = new Map<string, pkijs.Certificate>();
+
+function certificateOf(bytes: Uint8Array): pkijs.Certificate {
+  const key = Buffer.from(bytes).toString('base64');
+  let cert = certificateCache.get(key);
+  if (!cert) {
+    cert = pkijs.Certificate.fromBER(bytes);
+    if (certificateCache.size >= 64) certificateCache.clear();
+    certificateCache.set(key, cert);
+  }
+  return cert;
+}
+
+/**
+ * The parts of a token's SignedData that the checks use. pkijs.SignedData would read the whole structure twice
+ * (its schema, then each certificate's own) for every token; this reads the outline once, and each part with its pkijs
+ * class.
+ */
+function tokenParts(content: asn1js.AsnType): TokenParts {
+  const outline = asn1js.compareSchema(content, content, SIGNED_DATA_OUTLINE);
+  if (!outline.verified) throw new Error('not a SignedData');
+  const result = outline.result as Record<string, asn1js.AsnType | asn1js.AsnType[] | undefined>;
+  const asList = (v: asn1js.AsnType | asn1js.AsnType[] | undefined) => (Array.isArray(v) ? v : v ? [v] : []);
+  const certificates = new Map<pkijs.Certificate, Uint8Array>();
+  for (const node of asList(result.certificates)) {
+    // CertificateChoices: only plain certificates (a universal SEQUENCE); attribute certificates are tagged.
+    if (!(node instanceof asn1js.Sequence)) continue;
+    const bytes = new Uint8Array(node.valueBeforeDecodeView);
+    certificates.set(certificateOf(bytes), bytes);
+  }
+  return {
+    encapContentInfo: new pkijs.EncapsulatedContentInfo({ schema: result.encapContentInfo }),
+    signerInfos: asList(result.signerInfos).map((schema) => new pkijs.SignerInfo({ schema })),
+    certificates,
   };
 }
 
@@ -403,6 +469,8 @@ async function checkChain(
 /** What a TSA signs with: its certificate and key (RSA or ECDSA, as WebCrypto keys). */
 export interface TsaSigner {
   certificate: pkijs.Certificate;
+  /** The certificate's DER, kept: ESSCertIDv2 hashes it for every token. */
+  certificateDer: Uint8Array;
   key: webcrypto.CryptoKey;
 }
 
@@ -434,7 +502,7 @@ export async function tsaSigner(certPem: string, keyPem: string): Promise<TsaSig
       ? { name: 'ECDSA', namedCurve: curves[curveOid ?? ''] ?? 'P-256' }
       : { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
   const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, params, false, ['sign']);
-  return { certificate, key };
+  return { certificate, certificateDer: der(certificate), key };
 }
 
 export interface TsaAnswerOptions {
@@ -490,7 +558,6 @@ export async function answerTimestampQuery(
   });
   const content = new Uint8Array(tstInfo.toSchema().toBER(false));
   const cert = signer.certificate;
-  const certDer = der(cert);
   const signed = new pkijs.SignedData({
     version: 3,
     encapContentInfo: new pkijs.EncapsulatedContentInfo({
@@ -512,7 +579,7 @@ export async function answerTimestampQuery(
               type: Oid.messageDigest,
               values: [new asn1js.OctetString({ valueHex: createHash('sha256').update(content).digest() })],
             }),
-            signingCertificateV2(cert, certDer),
+            signingCertificateV2(cert, signer.certificateDer),
           ],
         }),
       }),
