@@ -71,7 +71,22 @@ describe('timestamps from TSAs this project did not write (OpenSSL)', () => {
       // The same token is not a timestamp of anything else.
       expect(() => tsa.verify(token.token, Buffer.from(digestOf('other')).toString('hex'))).toThrow();
       expect(t.app.get(Timestamps).describe()).toEqual({ builtIn: false, tsas: [tsa.url('good')] });
-      // With TSA_URLS the development TSA is off.
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('accepts a TSA naming its certificate by ESSCertID (v1, SHA-1), and with TSA_URLS the development TSA is off', async () => {
+    const t = await startTestApp({ TSA_URLS: tsa.url('good-ess-v1'), TSA_CA_FILE: tsa.caPem });
+    try {
+      const digest = digestOf('v1');
+      const token = await t.app.get(Timestamps).timestamp(digest);
+      expect(token.tsa).toBe(tsa.url('good-ess-v1'));
+      expect(tsa.verify(token.token, Buffer.from(digest).toString('hex'))).toContain('Verification: OK');
+      const signed = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(token.token).content });
+      const attributes = signed.signerInfos[0].signedAttrs!.attributes.map((a) => a.type);
+      expect(attributes).toContain('1.2.840.113549.1.9.16.2.12');
+      expect(attributes).not.toContain('1.2.840.113549.1.9.16.2.47');
       await t.http
         .post('/tsa')
         .set('Content-Type', 'application/timestamp-query')
@@ -341,7 +356,11 @@ describe('the built-in development TSA', () => {
     const digestHex = sha256('x').toString('hex');
     const cases: [string, Buffer, RegExp][] = [
       ['garbage', randomBytes(40), /the data submitted has the wrong format/],
-      ['policy', readFileSync(query('policy', digestHex, ['-tspolicy', '1.2.3.4.99'])), /the requested TSA policy is not supported by the TSA/],
+      [
+        'policy',
+        readFileSync(query('policy', digestHex, ['-tspolicy', '1.2.3.4.99'])),
+        /the requested TSA policy is not supported by the TSA/,
+      ],
       [
         'sha1',
         (() => {

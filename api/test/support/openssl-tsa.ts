@@ -17,7 +17,7 @@ export const OPENSSL_TSA_OTHER_POLICY = '1.2.3.4.5';
 
 /**
  * How each path of the wrapper answers. OpenSSL's own TSA (`openssl ts -reply`) makes every answer it can:
- * - good: the query as sent;
+ * - good: the query as sent; good-ess-v1: the same from a TSA naming its certificate by ESSCertID (v1, SHA-1);
  * - wrong-nonce, wrong-imprint: the query altered on the way, so OpenSSL answers another nonce or imprint;
  * - ignore-policy: the query's reqPolicy dropped, so OpenSSL answers its default policy;
  * - reject: the query's policy replaced by one OpenSSL does not accept, so it answers status rejection;
@@ -31,6 +31,7 @@ export const OPENSSL_TSA_OTHER_POLICY = '1.2.3.4.5';
  */
 export type TsaBehaviour =
   | 'good'
+  | 'good-ess-v1'
   | 'wrong-nonce'
   | 'wrong-imprint'
   | 'ignore-policy'
@@ -148,8 +149,7 @@ function makePki(dir: string): void {
     ]);
   }
   writeFileSync(join(dir, 'serial'), '01\n');
-  writeFileSync(
-    join(dir, 'tsa.cnf'),
+  const config = (essAlgorithm: string) =>
     [
       '[tsa]',
       'default_tsa = tsa_config',
@@ -163,12 +163,14 @@ function makePki(dir: string): void {
       `other_policies = ${OPENSSL_TSA_OTHER_POLICY}`,
       'digests = sha256, sha384, sha512',
       'accuracy = secs:1',
-      'ess_cert_id_alg = sha256',
+      `ess_cert_id_alg = ${essAlgorithm}`,
       'ordering = no',
       'tsa_name = yes',
       '',
-    ].join('\n'),
-  );
+    ].join('\n');
+  writeFileSync(join(dir, 'tsa.cnf'), config('sha256'));
+  // OpenSSL's default, and what many TSAs still answer: signing-certificate (v1), an ESSCertID with a SHA-1 hash.
+  writeFileSync(join(dir, 'tsa-ess-v1.cnf'), config('sha1'));
 }
 
 const read = (req: IncomingMessage): Promise<Buffer> =>
@@ -208,13 +210,13 @@ export async function startOpenSslTsa(options: { slowMs?: number } = {}): Promis
   let sequence = 0;
   // OpenSSL updates its serial file on each answer: one at a time.
   let queue: Promise<unknown> = Promise.resolve();
-  const opensslReply = (query: Buffer): Promise<Buffer> => {
+  const opensslReply = (query: Buffer, config = 'tsa.cnf'): Promise<Buffer> => {
     const next = queue.then(async () => {
       const n = ++sequence;
       const q = join(dir, `q${n}.tsq`);
       const r = join(dir, `r${n}.tsr`);
       writeFileSync(q, query);
-      await run('openssl', ['ts', '-reply', '-config', join(dir, 'tsa.cnf'), '-queryfile', q, '-out', r], { cwd: dir });
+      await run('openssl', ['ts', '-reply', '-config', join(dir, config), '-queryfile', q, '-out', r], { cwd: dir });
       return readFileSync(r);
     });
     queue = next.catch(() => undefined);
@@ -229,6 +231,8 @@ export async function startOpenSslTsa(options: { slowMs?: number } = {}): Promis
     switch (behaviour) {
       case 'good':
         return reply(await opensslReply(query));
+      case 'good-ess-v1':
+        return reply(await opensslReply(query, 'tsa-ess-v1.cnf'));
       case 'wrong-nonce':
         return reply(
           await opensslReply(
