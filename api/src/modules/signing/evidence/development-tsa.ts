@@ -31,12 +31,6 @@ export class DevelopmentTsa {
     });
   }
 
-  /** The development TSA's certificate and the rest of its chain (the development root), PEM. */
-  async chainPems(): Promise<string[]> {
-    const tsa = await this.pki.devTsa();
-    return [tsa.certPem, ...tsa.chainPems];
-  }
-
   private key(): Promise<TsaSigner> {
     if (!this.signer) {
       this.signer = this.pki.devTsa().then((tsa) => tsaSigner(tsa.certPem, tsa.keyPem));
