@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { answerTimestampQuery, newTokenSerial, oidText, tsaSigner } from '../../src/modules/signing/evidence/tsp';
+import { answerTimestampQuery, newTokenSerial, tsaSigner } from '../../src/modules/signing/evidence/tsa-answer';
+import { oidText } from '../../src/modules/signing/evidence/tsp';
 
 const run = promisify(execFile);
 

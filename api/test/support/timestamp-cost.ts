@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
 import { DEV_TSA_NAME } from '../../src/modules/signing/evidence/development-tsa';
 import { TsaTimestamps } from '../../src/modules/signing/evidence/tsa-timestamps';
-import {
-  answerTimestampQuery,
-  DEV_TSA_POLICY,
-  newTokenSerial,
-  tsaSigner,
-} from '../../src/modules/signing/evidence/tsp';
+import { answerTimestampQuery, newTokenSerial, tsaSigner } from '../../src/modules/signing/evidence/tsa-answer';
+import { DEV_TSA_POLICY } from '../../src/modules/signing/evidence/tsp';
 import { generateRootCa, issueTsaCertificate } from '../../src/modules/signing/pki/certificates';
 
 /**

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../common/clock';
 import { SealPkiService } from '../pki/seal-pki.service';
-import { answerTimestampQuery, DEV_TSA_POLICY, newTokenSerial, tsaSigner, type TsaSigner } from './tsp';
+import { answerTimestampQuery, newTokenSerial, tsaSigner, type TsaSigner } from './tsa-answer';
+import { DEV_TSA_POLICY } from './tsp';
 
 /** How the development TSA is named in tokens' records, the audit trail and the certificate of completion. */
 export const DEV_TSA_NAME = 'built-in development TSA';

@@ -3,19 +3,15 @@ import { createHash, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { answerTimestampQuery, newTokenSerial, rejection, tsaSigner, type TsaSigner } from './tsa-answer';
 import {
-  answerTimestampQuery,
   certificatesFromPem,
   checkTimestampReply,
   DEV_TSA_POLICY,
-  newTokenSerial,
   oidText,
-  rejection,
   TimestampCheckError,
   timestampQuery,
-  tsaSigner,
   type TimestampQuery,
-  type TsaSigner,
 } from './tsp';
 
 /**
