@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { CONSOLE_ROUTES, Headers, SIGNER_ROUTES } from '@esign/contract';
-import { json, static as serveStatic, type NextFunction, type Request, type Response } from 'express';
+import { json, raw, static as serveStatic, type NextFunction, type Request, type Response } from 'express';
 import compression from 'compression';
 import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -198,6 +198,8 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.use(SIGNER_IMAGE_ROUTES, json({ limit: '2mb' }));
   // The liveness video: at most Limits.videoMaxBytes (8 MB) decoded, a third more as base64.
   app.use('/v1/liveness', json({ limit: '11mb' }));
+  // RFC 3161 queries to the built-in development TSA: a hash and a few options, well under 1 KB.
+  app.use('/tsa', raw({ type: 'application/timestamp-query', limit: '16kb' }));
   app.useBodyParser('json', { limit: '1mb' });
   app.useBodyParser('urlencoded', { limit: '1mb', extended: false });
   app.use(multipartMiddleware);

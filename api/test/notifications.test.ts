@@ -266,7 +266,7 @@ describe('the dev outbox', () => {
   });
 
   it('answers 404 in production', async () => {
-    const prod = await startTestApp({ NODE_ENV: 'production' });
+    const prod = await startTestApp({ NODE_ENV: 'production', ALLOW_DEV_TSA: 'true' });
     try {
       const res = await prod.http.get('/dev/outbox').expect(404);
       expect(res.body).toMatchObject({ code: 404, error: 'NOT_FOUND' });

@@ -1,4 +1,7 @@
-import { ConfigError, loadConfig } from './app-config';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, parseTsaUrls } from './app-config';
 
 describe('loadConfig', () => {
   it('has working defaults: port 3000, SQLite under data/, seeding outside production', () => {
@@ -8,7 +11,8 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({ engine: 'sqlite', file: expect.stringMatching(/\/data\/esign\.sqlite$/) });
     expect(config.session).toEqual({ idleSeconds: 3600, maxSeconds: 43_200 });
     expect(config.seedDemo).toBe(true);
-    expect(loadConfig({ NODE_ENV: 'production' }).seedDemo).toBe(false);
+    expect(config.tsa).toEqual({ mode: 'built-in' });
+    expect(loadConfig({ NODE_ENV: 'production', ALLOW_DEV_TSA: 'true' }).seedDemo).toBe(false);
   });
 
   it('picks MySQL/MariaDB from DATABASE_URL', () => {
@@ -115,7 +119,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', ESIGN_TEST_JOBS: '1' })).toThrow(
       /ESIGN_TEST_JOBS must not be set when NODE_ENV=production/,
     );
-    expect(loadConfig({ NODE_ENV: 'production', ESIGN_TEST_JOBS: '0' }).jobs.testJobs).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', ALLOW_DEV_TSA: 'true', ESIGN_TEST_JOBS: '0' }).jobs.testJobs).toBe(
+      false,
+    );
   });
 
   it('uses the sandbox ESP unless every ESP variable is set, and names the missing ones', () => {
@@ -144,6 +150,125 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ ESP_URL: 'http://esp.example.in', ASP_ID: 'A', ASP_KEY: 'k', ASP_CERT: 'c', ESP_CERT: 'e' }),
     ).toThrow(/ESP_URL must be the ESP's https:\/\/ address/);
+  });
+
+  it('reads TSA_URLS in order, with the Basic credentials apart from the addresses', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esign-config-'));
+    mkdirSync(join(dir, 'pki'));
+    writeFileSync(join(dir, 'pki', 'tsa-roots.pem'), '-----BEGIN CERTIFICATE-----\nMII=\n-----END CERTIFICATE-----\n');
+    const config = loadConfig(
+      {
+        TSA_URLS:
+          ' https://alice:s%40cr%2Ct@tsa.example.com/tsr , http://127.0.0.1:8318/,https://backup.example.in:8443/ts?profile=1 ',
+        TSA_TIMEOUT_MS: '2500',
+        TSA_POLICY: '1.3.6.1.4.1.4146.2.3',
+        TSA_CA_FILE: 'pki/tsa-roots.pem',
+      },
+      dir,
+    );
+    expect(config.tsa).toEqual({
+      mode: 'remote',
+      endpoints: [
+        {
+          url: 'https://tsa.example.com/tsr',
+          authorization: `Basic ${Buffer.from('alice:s@cr,t').toString('base64')}`,
+        },
+        { url: 'http://127.0.0.1:8318/', authorization: null },
+        { url: 'https://backup.example.in:8443/ts?profile=1', authorization: null },
+      ],
+      timeoutMs: 2500,
+      policy: '1.3.6.1.4.1.4146.2.3',
+      caFile: join(dir, 'pki', 'tsa-roots.pem'),
+    });
+    expect(loadConfig({ TSA_URLS: 'http://tsa.example.com' }).tsa).toEqual({
+      mode: 'remote',
+      endpoints: [{ url: 'http://tsa.example.com/', authorization: null }],
+      timeoutMs: 5000,
+      policy: null,
+      caFile: null,
+    });
+    // A user without a password is still Basic credentials; loopback may take them over http.
+    expect(parseTsaUrls('http://bob@localhost:99/tsr').endpoints).toEqual([
+      { url: 'http://localhost:99/tsr', authorization: `Basic ${Buffer.from('bob:').toString('base64')}` },
+    ]);
+  });
+
+  it('names each bad TSA_URLS entry without repeating any credential', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        TSA_URLS: [
+          'https://tsa.example.com/tsr',
+          'ftp://usr1x:hunter2@tsa.example.com/x',
+          'https://usr2x:p9q,zzw@tsa.example.com/tsr',
+          'not a url',
+          '',
+          'https://tsa.example.com/tsr#frag',
+          'http://usr3x:clear-text-secret@tsa.example.com/tsr',
+          'https://usr4x:%zq@tsa.example.com/',
+        ].join(','),
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toEqual([
+      'TSA_URLS entry 2 must be an http:// or https:// URL (got "ftp://***@tsa.example.com/x")',
+      expect.stringMatching(/^TSA_URLS entry 3 must be an http\(s\) URL .*\(got "https:\/\/\*\*\*"\)$/),
+      expect.stringMatching(/^TSA_URLS entry 4 must be an http\(s\) URL .*\(got "\*\*\*@tsa.example.com\/tsr"\)$/),
+      expect.stringMatching(/^TSA_URLS entry 5 must be an http\(s\) URL .*\(got "not a url"\)$/),
+      expect.stringMatching(/^TSA_URLS entry 6 must be an http\(s\) URL .*\(got ""\)$/),
+      'TSA_URLS entry 7 must not have a #fragment (got "https://tsa.example.com/tsr#frag")',
+      'TSA_URLS entry 8 sends its credentials in clear: use https:// (http:// with credentials only on loopback) (got "http://***@tsa.example.com/tsr")',
+      'TSA_URLS entry 9 has credentials that are not valid percent-encoding (got "https://***@tsa.example.com/")',
+    ]);
+    for (const secret of ['usr1x', 'hunter2', 'usr2x', 'p9q', 'zzw', 'usr3x', 'clear-text-secret', 'usr4x', '%zq'])
+      expect((error as Error).message).not.toContain(secret);
+  });
+
+  it('validates the timeout, policy, CA file and ALLOW_DEV_TSA, and wants TSA_URLS for the TSA-only ones', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        TSA_URLS: 'https://tsa.example.com/tsr',
+        TSA_TIMEOUT_MS: '50',
+        TSA_POLICY: 'policy one',
+        ALLOW_DEV_TSA: 'yes',
+      });
+    } catch (err) {
+      error = err;
+    }
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(3);
+    expect(problems).toContain('TSA_TIMEOUT_MS must not be less than 100 (got "50")');
+    expect(problems).toContain('TSA_POLICY must be an object identifier (1.2.3.4.1) (got "policy one")');
+    expect(problems).toContain('ALLOW_DEV_TSA must be true or false (got "yes")');
+    expect(() => loadConfig({ TSA_URLS: 'https://t.example', TSA_CA_FILE: '/nonexistent/roots.pem' })).toThrow(
+      'TSA_CA_FILE cannot be read (ENOENT) (got "/nonexistent/roots.pem")',
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'esign-config-'));
+    writeFileSync(join(dir, 'empty.pem'), 'no certificate here');
+    expect(() => loadConfig({ TSA_URLS: 'https://t.example', TSA_CA_FILE: join(dir, 'empty.pem') })).toThrow(
+      /TSA_CA_FILE holds no PEM certificate/,
+    );
+    expect(() => loadConfig({ TSA_TIMEOUT_MS: '60001', TSA_URLS: 'https://t.example' })).toThrow(
+      /TSA_TIMEOUT_MS must not be greater than 60000/,
+    );
+    expect(() => loadConfig({ TSA_TIMEOUT_MS: '3000', TSA_POLICY: '1.2.3', TSA_CA_FILE: 'ca.pem' })).toThrow(
+      'TSA_TIMEOUT_MS, TSA_POLICY, TSA_CA_FILE only configure the timestamp authorities of TSA_URLS, which is not set',
+    );
+  });
+
+  it('refuses to start in production with the development TSA unless ALLOW_DEV_TSA=true', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      /TSA_URLS must be set when NODE_ENV=production: .*development TSA.*set ALLOW_DEV_TSA=true to start with it anyway/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'production', ALLOW_DEV_TSA: 'false' })).toThrow(/ALLOW_DEV_TSA=true/);
+    expect(loadConfig({ NODE_ENV: 'production', ALLOW_DEV_TSA: 'true' }).tsa).toEqual({ mode: 'built-in' });
+    expect(loadConfig({ NODE_ENV: 'production', TSA_URLS: 'https://tsa.example.com/tsr' }).tsa.mode).toBe('remote');
+    // Outside production the development TSA needs nothing.
+    expect(loadConfig({ NODE_ENV: 'development' }).tsa).toEqual({ mode: 'built-in' });
   });
 
   it('checks that the absolute session lifetime is not shorter than the idle one', () => {

@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /**
@@ -205,6 +206,94 @@ class EnvDto {
   @IsOptional()
   @Matches(/^[A-Za-z0-9._~-]{16,200}$/, { message: 'must be 16 to 200 letters, digits or . _ ~ -' })
   METRICS_TOKEN?: string;
+
+  // Checked by parseTsaUrls (its entries may carry credentials, which a problem must not repeat).
+  @IsOptional()
+  @IsString()
+  TSA_URLS?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(100)
+  @Max(60_000)
+  @IsInt({ message: 'must be an integer' })
+  TSA_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Matches(/^[0-2](\.(0|[1-9]\d*))+$/, { message: 'must be an object identifier (1.2.3.4.1)' })
+  TSA_POLICY?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
+  TSA_CA_FILE?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  ALLOW_DEV_TSA?: string;
+}
+
+/** A timestamp authority of TSA_URLS: its address without credentials (what is shown and logged), and its Basic auth. */
+export interface TsaEndpoint {
+  url: string;
+  /** `Basic …` from the URL's user and password, sent as the Authorization header; null without credentials. */
+  authorization: string | null;
+}
+
+/**
+ * A TSA_URLS entry as a problem may show it: whatever could be a user name or password hidden (up to the last `@`, or
+ * an authority with a non-numeric `:` part, e.g. what is left when a password's unencoded comma split the entry).
+ */
+const withoutCredentials = (text: string): string => {
+  const scheme = text.indexOf('://');
+  const from = scheme >= 0 ? scheme + 3 : 0;
+  const at = text.lastIndexOf('@');
+  if (at >= from) return `${text.slice(0, from)}***${text.slice(at)}`;
+  const end = text.indexOf('/', from);
+  const authority = text.slice(from, end < 0 ? undefined : end);
+  if (/:(?!\d*$)/.test(authority)) return `${text.slice(0, from)}***${end < 0 ? '' : text.slice(end)}`;
+  return text;
+};
+
+/**
+ * TSA_URLS: comma-separated http(s) URLs, tried in order; `https://user:pass@host/path` carries Basic credentials
+ * (percent-encoded as in any URL: a comma is %2C), which are kept apart from the address. Problems name the entry with its credentials
+ * hidden.
+ */
+export function parseTsaUrls(value: string): { endpoints: TsaEndpoint[]; problems: string[] } {
+  const endpoints: TsaEndpoint[] = [];
+  const problems: string[] = [];
+  value.split(',').forEach((raw, i) => {
+    const entry = raw.trim();
+    const bad = (why: string) =>
+      problems.push(`TSA_URLS entry ${i + 1} ${why} (got ${JSON.stringify(withoutCredentials(entry))})`);
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      return bad('must be an http(s) URL (https://tsa.example.com/tsr, optionally https://user:password@…)');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad('must be an http:// or https:// URL');
+    if (url.hash) return bad('must not have a #fragment');
+    let authorization: string | null = null;
+    if (url.username || url.password) {
+      let user: string, password: string;
+      try {
+        user = decodeURIComponent(url.username);
+        password = decodeURIComponent(url.password);
+      } catch {
+        return bad('has credentials that are not valid percent-encoding');
+      }
+      // Basic credentials in clear text over the network: only to a TSA on this machine.
+      if (url.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
+        return bad('sends its credentials in clear: use https:// (http:// with credentials only on loopback)');
+      authorization = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+      url.username = '';
+      url.password = '';
+    }
+    endpoints.push({ url: url.href, authorization });
+  });
+  return { endpoints, problems };
 }
 
 /** The variables that configure a real ESP: all of them, or none (the built-in sandbox ESP). */
@@ -271,6 +360,14 @@ export interface AppConfig {
   metricsToken: string | null;
   /** The worker only: serve GET /metrics and GET /health on this port (on HOST); null: no HTTP at all. */
   workerMetricsPort: number | null;
+  /**
+   * RFC 3161 timestamps: the timestamp authorities of TSA_URLS, tried in order (each attempt at most timeoutMs; the
+   * policy requested when set; their certificates made to chain to the PEM bundle caFile when set), or, without them,
+   * the built-in development TSA (refused under NODE_ENV=production unless ALLOW_DEV_TSA=true).
+   */
+  tsa:
+    | { mode: 'built-in' }
+    | { mode: 'remote'; endpoints: TsaEndpoint[]; timeoutMs: number; policy: string | null; caFile: string | null };
 }
 
 export class ConfigError extends Error {
@@ -319,7 +416,15 @@ export const CONFIG_VARIABLES = [
   'S3_FORCE_PATH_STYLE',
   'METRICS_TOKEN',
   'METRICS_PORT',
+  'TSA_URLS',
+  'TSA_TIMEOUT_MS',
+  'TSA_POLICY',
+  'TSA_CA_FILE',
+  'ALLOW_DEV_TSA',
 ] as const;
+
+/** The variables that only configure the TSAs of TSA_URLS. */
+const TSA_VARIABLES = ['TSA_TIMEOUT_MS', 'TSA_POLICY', 'TSA_CA_FILE'] as const;
 
 /** Reads and validates the environment. Throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConfig {
@@ -354,6 +459,33 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
   }
   if ((raw.S3_ACCESS_KEY_ID === undefined) !== (raw.S3_SECRET_ACCESS_KEY === undefined)) {
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither, for the default AWS chain)');
+  }
+  const tsaUrls = raw.TSA_URLS === undefined ? null : parseTsaUrls(raw.TSA_URLS);
+  problems.push(...(tsaUrls?.problems ?? []));
+  const tsaCaFile = dto.TSA_CA_FILE ? resolve(env.INIT_CWD ?? cwd, dto.TSA_CA_FILE) : null;
+  if (tsaCaFile && tsaUrls) {
+    // Read now so that a wrong path stops the start, not the first signature.
+    let text = '';
+    try {
+      text = readFileSync(tsaCaFile, 'utf8');
+    } catch (err) {
+      problems.push(
+        `TSA_CA_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}) (got ${JSON.stringify(raw.TSA_CA_FILE)})`,
+      );
+    }
+    if (text && !text.includes('-----BEGIN CERTIFICATE-----'))
+      problems.push(`TSA_CA_FILE holds no PEM certificate (got ${JSON.stringify(raw.TSA_CA_FILE)})`);
+  }
+  if (!tsaUrls) {
+    const alone = TSA_VARIABLES.filter((name) => raw[name] !== undefined);
+    if (alone.length)
+      problems.push(
+        `${alone.join(', ')} only configure the timestamp authorities of TSA_URLS, which is not set (the built-in development TSA has its own policy and no timeout)`,
+      );
+    if ((dto.NODE_ENV ?? 'development') === 'production' && dto.ALLOW_DEV_TSA !== 'true')
+      problems.push(
+        'TSA_URLS must be set when NODE_ENV=production: without it the built-in development TSA signs the timestamps, and nobody trusts it (set ALLOW_DEV_TSA=true to start with it anyway)',
+      );
   }
   if (problems.length) throw new ConfigError(problems);
 
@@ -433,6 +565,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
       : { kind: 'local' },
     metricsToken: dto.METRICS_TOKEN ?? null,
     workerMetricsPort: dto.METRICS_PORT ?? null,
+    tsa: tsaUrls
+      ? {
+          mode: 'remote',
+          endpoints: tsaUrls.endpoints,
+          timeoutMs: dto.TSA_TIMEOUT_MS ?? 5000,
+          policy: dto.TSA_POLICY ?? null,
+          caFile: tsaCaFile,
+        }
+      : { mode: 'built-in' },
   };
 }
 

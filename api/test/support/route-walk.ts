@@ -27,6 +27,9 @@ export const PUBLIC_ROUTES = [
   'POST /esp-sandbox/session/:id/aadhaar',
   'POST /esp-sandbox/session/:id/otp',
   'POST /esp-sandbox/session/:id/cancel',
+  // The built-in development TSA (RFC 3161 over HTTP, like any public TSA): it signs a hash and the time, holds no
+  // tenant data, and is throttled per address (test/timestamps.test.ts); 404 when TSA_URLS names real TSAs.
+  'POST /tsa',
   // The desktop signer agent logs in with the e-mail or phone of a request and an OTP sent there (test/dsc.test.ts).
   'POST /v1/dsc/agent/login',
   'POST /v1/dsc/agent/verify',

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../../common/clock';
+import { SealPkiService } from '../pki/seal-pki.service';
+import { answerTimestampQuery, newTokenSerial, tsaSigner, type TsaSigner } from './tsa-answer';
+import { DEV_TSA_POLICY } from './tsp';
+
+/** How the development TSA is named in tokens' records, the audit trail and the certificate of completion. */
+export const DEV_TSA_NAME = 'built-in development TSA';
+
+/**
+ * The built-in development timestamp authority (without TSA_URLS), like the sandbox ESP stands in for a licensed ESP:
+ * RFC 3161 answers signed with the key `SealPkiService.devTsa()` keeps in the database (certified by the development
+ * root, so every node signs with the same one), genTime from the injected Clock. Served at POST /tsa and called in
+ * process by the Timestamps implementation.
+ */
+@Injectable()
+export class DevelopmentTsa {
+  private signer: Promise<TsaSigner> | null = null;
+
+  constructor(
+    private readonly pki: SealPkiService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The answer (a DER TimeStampResp) to a DER TimeStampReq: a token, or a rejection saying what is wrong with it. */
+  async answer(query: Uint8Array): Promise<Uint8Array> {
+    return answerTimestampQuery(query, await this.key(), {
+      now: this.clock.now(),
+      policy: DEV_TSA_POLICY,
+      serial: newTokenSerial(),
+      accuracySeconds: 1,
+    });
+  }
+
+  private key(): Promise<TsaSigner> {
+    if (!this.signer) {
+      this.signer = this.pki.devTsa().then((tsa) => tsaSigner(tsa.certPem, tsa.keyPem));
+      this.signer.catch(() => (this.signer = null));
+    }
+    return this.signer;
+  }
+}
