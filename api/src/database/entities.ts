@@ -14,6 +14,8 @@ import { SignerSessionEntity } from '../modules/recipients/signer-session.entity
 import { PartyEntity } from '../modules/requests/party.entity';
 import { RequestEntity } from '../modules/requests/request.entity';
 import { AppSecretEntity } from '../modules/secrets/app-secret.entity';
+import { PkiAuthorityEntity } from '../modules/signing/pki/pki-authority.entity';
+import { PkiCertificateEntity } from '../modules/signing/pki/pki-certificate.entity';
 import { SealKeyEntity } from '../modules/signing/pki/seal-key.entity';
 import { TemplateEntity } from '../modules/templates/template.entity';
 import { WebhookDeliveryEntity } from '../modules/webhooks/webhook-delivery.entity';
@@ -41,4 +43,6 @@ export const ENTITIES = [
   DscAgentSessionEntity,
   SignerSessionEntity,
   RecipientListLoginEntity,
+  PkiAuthorityEntity,
+  PkiCertificateEntity,
 ];

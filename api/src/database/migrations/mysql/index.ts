@@ -12,6 +12,7 @@ import { SignerSessions1795550808030 } from './1795550808030-SignerSessions';
 import { RequestsListedAt1795551057423 } from './1795551057423-RequestsListedAt';
 import { UserEmail1795551100444 } from './1795551100444-UserEmail';
 import { RecipientListLogins1795551249504 } from './1795551249504-RecipientListLogins';
+import { PkiRegistry1795558851653 } from './1795558851653-PkiRegistry';
 
 export const MYSQL_MIGRATIONS = [
   Init1795318066055,
@@ -27,4 +28,5 @@ export const MYSQL_MIGRATIONS = [
   RequestsListedAt1795551057423,
   UserEmail1795551100444,
   RecipientListLogins1795551249504,
+  PkiRegistry1795558851653,
 ];
