@@ -1,11 +1,11 @@
-import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { JobsModule } from '../jobs/jobs.module';
 import { RequestsModule } from '../requests/requests.module';
 import { PkiRevocation } from './evidence/pki-revocation';
 import { Revocation } from './evidence/revocation';
 import { SigningEngine } from './pdf/engine';
 import { LibPdfEngine } from './pdf/libpdf-engine';
-import { ocspBody, PkiController } from './pki/pki.controller';
+import { PkiController } from './pki/pki.controller';
 import { PkiRegistry } from './pki/pki-registry.service';
 import { PkiResponder } from './pki/pki-responder.service';
 import { SealPkiService } from './pki/seal-pki.service';
@@ -27,9 +27,4 @@ import { SealService } from './seal.service';
   ],
   exports: [SealPkiService, SealService, SealQueue, PkiRegistry, Revocation],
 })
-export class SigningModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    // OCSP requests are DER bytes (application/ocsp-request), which the application's JSON and form parsers leave alone.
-    consumer.apply(ocspBody()).forRoutes({ path: 'pki/ocsp', method: RequestMethod.POST });
-  }
-}
+export class SigningModule {}

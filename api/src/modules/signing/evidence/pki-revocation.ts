@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { Injectable, Logger } from '@nestjs/common';
 import type { RevocationProvider } from '@libpdf/core';
 import * as x509 from '@peculiar/x509';

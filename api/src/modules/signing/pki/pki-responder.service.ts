@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { Injectable, Logger } from '@nestjs/common';
 import * as x509 from '@peculiar/x509';
 import { AppError } from '../../../common/app-error';

@@ -1,6 +1,6 @@
 import { Controller, Get, Header, HttpCode, Param, Post, Req, StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request } from 'express';
 import { raw } from 'express';
 import { Public } from '../../../common/auth/auth-context';
 import { PkiResponder } from './pki-responder.service';
@@ -9,23 +9,25 @@ import { PkiResponder } from './pki-responder.service';
 const OCSP_REQUEST_LIMIT = '64kb';
 const OCSP_RESPONSE = 'application/ocsp-response';
 
+const parseRaw = raw({ type: () => true, limit: OCSP_REQUEST_LIMIT });
+
 /**
- * The body of POST /pki/ocsp as bytes, whatever its declared type; too large or unreadable leaves no body, which is
+ * The body of POST /pki/ocsp as bytes, whatever its declared type (the application's JSON and form parsers leave an
+ * application/ocsp-request body alone). Too large, unreadable or already parsed as something else: null, which is
  * answered malformedRequest (never an error page: OCSP clients read only OCSP responses).
  */
-export function ocspBody() {
-  const parse = raw({ type: () => true, limit: OCSP_REQUEST_LIMIT });
-  return (req: Request, res: Response, next: NextFunction) =>
-    parse(req, res, (err?: unknown) => {
-      if (err) req.body = undefined;
-      next();
-    });
+function ocspBody(req: Request): Promise<Uint8Array | null> {
+  return new Promise((resolve) =>
+    parseRaw(req, req.res!, (err?: unknown) =>
+      resolve(!err && Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : null),
+    ),
+  );
 }
 
 /** Base64 (standard or URL-safe) of an RFC 6960 A.1 GET request, percent-decoded already; null when it is not. */
 function base64Request(parts: string | string[]): Uint8Array | null {
   const text = (Array.isArray(parts) ? parts.join('/') : parts).replace(/\s/g, '+');
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text) || text.length > 87_000) return null;
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text) || text.length > 12_000) return null;
   return new Uint8Array(Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
 }
 
@@ -48,8 +50,7 @@ export class PkiController {
   @Post('ocsp')
   @HttpCode(200)
   async ocsp(@Req() req: Request): Promise<StreamableFile> {
-    const body = Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : null;
-    return new StreamableFile(await this.responder.answer(body, new Date()), { type: OCSP_RESPONSE });
+    return new StreamableFile(await this.responder.answer(await ocspBody(req), new Date()), { type: OCSP_RESPONSE });
   }
 
   @Public()
