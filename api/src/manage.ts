@@ -9,6 +9,9 @@ import { ConfigError, loadConfig } from './config/app-config';
 import { AuthService } from './modules/auth/auth.service';
 import { UsersService } from './modules/auth/users.service';
 import { OrganisationsService } from './modules/organisations/organisations.service';
+import { REVOCATION_REASONS } from './modules/signing/pki/ocsp';
+import type { PkiCertificateEntity } from './modules/signing/pki/pki-certificate.entity';
+import { PkiRegistry } from './modules/signing/pki/pki-registry.service';
 import { SealPkiService } from './modules/signing/pki/seal-pki.service';
 import { ArchiveService } from './modules/signing/archive.service';
 import { SealService } from './modules/signing/seal.service';
@@ -192,6 +195,84 @@ export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageI
         return app.get(SealPkiService).importPkcs12(org, bytes, secret);
       });
       io.out(`Organisation '${opts.org}' now seals with "${summary.subject}" (serial ${summary.serialNumber}).`);
+    });
+
+  const reasonOption = () =>
+    new Option('--reason <reason>', 'why (RFC 5280 CRLReason)').choices(REVOCATION_REASONS).default('unspecified');
+  const revoked = (row: PkiCertificateEntity) =>
+    `Revoked "${row.subject}" (serial ${row.serial}, CA ${row.caId}) at ${row.revokedAt!.toISOString()}: ${row.revocationReason}. ` +
+    "Its OCSP status is now revoked, its CA's CRL lists it, and nothing more is signed with it.";
+
+  program
+    .command('revoke-certificate')
+    .description(
+      "Revoke a certificate issued by this installation's CAs (development root, organisation CAs, sandbox ESP CA).",
+    )
+    .requiredOption(
+      '--serial <hex>',
+      'serial number in hexadecimal (as `openssl x509 -serial` or list-certificates prints it)',
+    )
+    .addOption(reasonOption())
+    .option('--ca <id>', 'the issuing CA, when two CAs used the same serial')
+    .action(async (opts: { serial: string; reason: string; ca?: string }) => {
+      const row = await withServices((app) => app.get(PkiRegistry).revoke(opts.serial, opts.reason, opts.ca));
+      io.out(revoked(row));
+    });
+
+  program
+    .command('revoke-seal')
+    .description(
+      "Revoke an organisation's seal certificate, or with --issuer its issuing CA (and so every certificate it issued).",
+    )
+    .requiredOption('--org <orgId>', 'organisation id')
+    .option('--issuer', "revoke the organisation's issuing CA instead of its seal certificate")
+    .addOption(reasonOption())
+    .action(async (opts: { org: string; issuer?: boolean; reason: string }) => {
+      const row = await withServices(async (app) => {
+        const org = await app.get(OrganisationsService).get(opts.org);
+        return app.get(SealPkiService).revokeOrganisation(org, opts.issuer ? 'issuer' : 'seal', opts.reason);
+      });
+      io.out(revoked(row));
+      io.out(
+        `Organisation '${opts.org}' cannot sign until it has new certificates: manage import-seal --org ${opts.org} --p12 FILE, or manage renew-seal --org ${opts.org}.`,
+      );
+    });
+
+  program
+    .command('renew-seal')
+    .description(
+      'Give an organisation new development certificates (an issuing CA under the development root and a seal), e.g. after revoke-seal.',
+    )
+    .requiredOption('--org <orgId>', 'organisation id')
+    .action(async (opts: { org: string }) => {
+      const summary = await withServices(async (app) => {
+        const org = await app.get(OrganisationsService).get(opts.org);
+        return app.get(SealPkiService).renew(org);
+      });
+      io.out(`Organisation '${opts.org}' now seals with "${summary.subject}" (serial ${summary.serialNumber}).`);
+    });
+
+  program
+    .command('list-certificates')
+    .description("List the certificates this installation's CAs issued, newest first, with their revocation.")
+    .option('--org <orgId>', "only an organisation's")
+    .option('--limit <n>', 'at most this many', '50')
+    .action(async (opts: { org?: string; limit: string }) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+        throw new AppError('VALIDATION_FAILED', '--limit must be a whole number from 1 to 10000.');
+      const rows = await withServices((app) => app.get(PkiRegistry).list({ orgId: opts.org, limit }));
+      for (const r of rows)
+        io.out(
+          [
+            r.serial,
+            r.caId,
+            r.kind,
+            r.notAfter.toISOString(),
+            r.revokedAt ? `revoked ${r.revokedAt.toISOString()} (${r.revocationReason})` : 'valid',
+            r.subject,
+          ].join('\t'),
+        );
     });
 
   program

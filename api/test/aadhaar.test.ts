@@ -7,7 +7,7 @@ import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message
 import { generateCa, issueRsaLeaf } from '../src/modules/signing/pki/certificates';
 import { signDigestCms } from '../src/modules/signing/pdf/external';
 import { SealPkiService } from '../src/modules/signing/pki/seal-pki.service';
-import { runPdfVerify } from './support/pdf-verify';
+import { runPdfVerifyAsync } from './support/pdf-verify';
 import { drain, partyRow, requestRow, sendForSigning, signAs, signedPdf, tokensOf, verifyPdf } from './support/signing';
 import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
 
@@ -153,7 +153,7 @@ describe('Aadhaar eSign through the built-in sandbox ESP (CCA eSign API v2.1)', 
     // Trusting the sandbox CA too: all three valid and trusted, qpdf clean.
     const sandbox = await t.app.get(EspKeys).sandbox();
     const root = await t.app.get(SealPkiService).rootCertificatePem();
-    const both = runPdfVerify(pdf, [sandbox.ca.certPem, root]);
+    const both = await runPdfVerifyAsync(pdf, [sandbox.ca.certPem, root]);
     expect(both.signatures.map((s) => [s.signer, s.valid, s.trusted])).toEqual([
       ['Asha Rao', true, true],
       ['Vikram Shah', true, true],

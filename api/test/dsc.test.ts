@@ -9,7 +9,7 @@ import { OrganisationEntity } from '../src/modules/organisations/organisation.en
 import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
 import { SealPkiService } from '../src/modules/signing/pki/seal-pki.service';
 import { latestOtpTo, signAadhaar, until } from './support/methods';
-import { runPdfVerify } from './support/pdf-verify';
+import { runPdfVerifyAsync } from './support/pdf-verify';
 import { createTestToken, spawnDscAgent, type RunningAgent, type TestToken } from './support/softhsm';
 import { drain, partyRow, requestRow, sendForSigning, signAs, signedPdf } from './support/signing';
 import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
@@ -113,7 +113,7 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
 
     const sandbox = await t.app.get(EspKeys).sandbox();
     const root = await t.app.get(SealPkiService).rootCertificatePem();
-    const verified = runPdfVerify(await signedPdf(t, refId), [sandbox.ca.certPem, token.caPem, root]);
+    const verified = await runPdfVerifyAsync(await signedPdf(t, refId), [sandbox.ca.certPem, token.caPem, root]);
     expect(verified.signatures.map((s) => [s.signer, s.valid, s.trusted]).sort()).toEqual(
       [
         ['Asha Rao', true, true],

@@ -15,6 +15,8 @@ import { PartyEntity } from '../modules/requests/party.entity';
 import { RequestEntity } from '../modules/requests/request.entity';
 import { AppSecretEntity } from '../modules/secrets/app-secret.entity';
 import { ExternalSignatureEntity } from '../modules/signing/external-signature.entity';
+import { PkiAuthorityEntity } from '../modules/signing/pki/pki-authority.entity';
+import { PkiCertificateEntity } from '../modules/signing/pki/pki-certificate.entity';
 import { SealKeyEntity } from '../modules/signing/pki/seal-key.entity';
 import { TemplateEntity } from '../modules/templates/template.entity';
 import { WebhookDeliveryEntity } from '../modules/webhooks/webhook-delivery.entity';
@@ -43,4 +45,6 @@ export const ENTITIES = [
   SignerSessionEntity,
   ExternalSignatureEntity,
   RecipientListLoginEntity,
+  PkiAuthorityEntity,
+  PkiCertificateEntity,
 ];

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,28 +20,69 @@ function qpdfWarnings(file: string): string[] {
  * verifyPdf does: pdf-verify's own --original compares lines that carry each file's path).
  */
 export function runPdfVerify(pdf: Uint8Array, caPems: string[], original?: Uint8Array): Verified {
+  return withFiles(pdf, caPems, original, (args) => spawnSync(PDF_VERIFY(), args, { encoding: 'utf8' }));
+}
+
+/**
+ * The same without blocking this process: pdfsig asks the OCSP responder named in each certificate, which is this very
+ * process when a test app signed the PDF (its certificates point at the app's PUBLIC_URL).
+ */
+export async function runPdfVerifyAsync(pdf: Uint8Array, caPems: string[], original?: Uint8Array): Promise<Verified> {
   const dir = mkdtempSync(join(tmpdir(), 'esign-pdf-verify-'));
   try {
-    writeFileSync(join(dir, 'signed.pdf'), pdf);
-    const args = [join(dir, 'signed.pdf')];
-    caPems.forEach((pem, i) => {
-      writeFileSync(join(dir, `ca${i}.pem`), pem);
-      args.push('--ca', join(dir, `ca${i}.pem`));
+    const args = writeInputs(dir, pdf, caPems);
+    const run = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(PDF_VERIFY(), args);
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+      child.on('error', reject);
+      child.on('close', () => resolve({ stdout, stderr }));
     });
-    const run = spawnSync(join(sharedDir(), 'tools', 'pdf-verify'), args, { encoding: 'utf8' });
-    if (!run.stdout) throw new Error(`pdf-verify failed: ${run.stderr}`);
-    const verified = JSON.parse(run.stdout) as Verified;
-    if (original) {
-      writeFileSync(join(dir, 'original.pdf'), original);
-      const before = new Set(qpdfWarnings(join(dir, 'original.pdf')));
-      verified.qpdf.newWarnings = qpdfWarnings(join(dir, 'signed.pdf')).filter((w) => !before.has(w));
-      if (verified.qpdf.newWarnings.length) {
-        verified.ok = false;
-        verified.problems.push(`qpdf warnings the original did not have: ${verified.qpdf.newWarnings.join('; ')}`);
-      }
-    }
-    return verified;
+    return finish(dir, run, original);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const PDF_VERIFY = () => join(sharedDir(), 'tools', 'pdf-verify');
+
+function writeInputs(dir: string, pdf: Uint8Array, caPems: string[]): string[] {
+  writeFileSync(join(dir, 'signed.pdf'), pdf);
+  const args = [join(dir, 'signed.pdf')];
+  caPems.forEach((pem, i) => {
+    writeFileSync(join(dir, `ca${i}.pem`), pem);
+    args.push('--ca', join(dir, `ca${i}.pem`));
+  });
+  return args;
+}
+
+function withFiles(
+  pdf: Uint8Array,
+  caPems: string[],
+  original: Uint8Array | undefined,
+  run: (args: string[]) => { stdout: string; stderr: string },
+): Verified {
+  const dir = mkdtempSync(join(tmpdir(), 'esign-pdf-verify-'));
+  try {
+    return finish(dir, run(writeInputs(dir, pdf, caPems)), original);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function finish(dir: string, run: { stdout: string; stderr: string }, original?: Uint8Array): Verified {
+  if (!run.stdout) throw new Error(`pdf-verify failed: ${run.stderr}`);
+  const verified = JSON.parse(run.stdout) as Verified;
+  if (original) {
+    writeFileSync(join(dir, 'original.pdf'), original);
+    const before = new Set(qpdfWarnings(join(dir, 'original.pdf')));
+    verified.qpdf.newWarnings = qpdfWarnings(join(dir, 'signed.pdf')).filter((w) => !before.has(w));
+    if (verified.qpdf.newWarnings.length) {
+      verified.ok = false;
+      verified.problems.push(`qpdf warnings the original did not have: ${verified.qpdf.newWarnings.join('; ')}`);
+    }
+  }
+  return verified;
 }

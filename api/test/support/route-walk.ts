@@ -33,6 +33,13 @@ export const PUBLIC_ROUTES = [
   // The desktop signer agent logs in with the e-mail or phone of a request and an OTP sent there (test/dsc.test.ts).
   'POST /v1/dsc/agent/login',
   'POST /v1/dsc/agent/verify',
+  // The development PKI as a public CA publishes it (issue 19): its OCSP responder, CRLs and CA certificates are named
+  // in every certificate it issues and read by PDF verifiers (pdfsig, Acrobat, esign-cli) with no credentials. They
+  // hold nothing secret (the status of certificates that are in the signed documents anyway) and take no organisation.
+  'POST /pki/ocsp',
+  'GET /pki/ocsp/*request',
+  'GET /pki/crl/:ca.crl',
+  'GET /pki/ca/:ca.crt',
   // The recipient's own list (/list): an OTP sent to the e-mail or phone, then a short-lived list token.
   ...RECIPIENT_LIST_ROUTES,
   'GET /sign-in',

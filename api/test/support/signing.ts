@@ -7,7 +7,7 @@ import { JobsRunner } from '../../src/modules/jobs/jobs.runner';
 import { OutboxMessageEntity } from '../../src/modules/notifications/outbox-message.entity';
 import { PartyEntity } from '../../src/modules/requests/party.entity';
 import { RequestEntity } from '../../src/modules/requests/request.entity';
-import { runPdfVerify } from './pdf-verify';
+import { runPdfVerifyAsync } from './pdf-verify';
 import { SealPkiService } from '../../src/modules/signing/pki/seal-pki.service';
 import { DocumentStorage } from '../../src/modules/storage/document-storage';
 import { sharedDir } from './fixtures';
@@ -215,7 +215,7 @@ export interface Verified {
  * with the original's (support/pdf-verify.ts).
  */
 export async function verifyPdf(t: TestApp, pdf: Buffer, original?: Buffer, caPem?: string): Promise<Verified> {
-  return runPdfVerify(pdf, [caPem ?? (await t.app.get(SealPkiService).rootCertificatePem())], original);
+  return runPdfVerifyAsync(pdf, [caPem ?? (await t.app.get(SealPkiService).rootCertificatePem())], original);
 }
 
 /** One page rendered grey by pdftoppm: width, height and one byte per pixel. */

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
-import { mysqlUrl } from './mariadb-server';
+import { freePort, mysqlUrl } from './mariadb-server';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
@@ -34,7 +34,7 @@ export interface TestApp {
   config: AppConfig;
   clock: FakeClock;
   db: DataSource;
-  /** DATA_DIR and DATABASE_URL of this app's database, for a management command run beside it. */
+  /** DATA_DIR, DATABASE_URL and PUBLIC_URL of this app, for a management command run beside it. */
   env: Record<string, string>;
   close(): Promise<void>;
 }
@@ -81,19 +81,24 @@ export async function startTestApp(
     mkdirSync(join(web, name), { recursive: true });
     writeFileSync(join(web, name, 'index.html'), `<!doctype html><title>${marker}</title>`);
   }
+  // Unless the test names another PUBLIC_URL, the app listens where its certificates' OCSP and CRL URLs point (AIA, CRL
+  // distribution points), so pdfsig, which asks the OCSP responder of every certificate it checks, is answered.
+  const port = env.PUBLIC_URL ? null : await freePort();
+  const publicUrl = env.PUBLIC_URL ?? `http://127.0.0.1:${port}`;
   const config = {
-    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database.env, ...env }),
+    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...database.env, PUBLIC_URL: publicUrl, ...env }),
     webRoots: { admin: join(web, 'admin'), signer: join(web, 'signer') },
   };
   const { app } = await createApp(config, { ...overrides, clock });
   await app.init();
+  if (port !== null) await app.listen(port, '127.0.0.1');
   return {
     app,
     http: request(app.getHttpServer()),
     config,
     clock,
     db: app.get(DataSource),
-    env: { NODE_ENV: 'test', ...database.env },
+    env: { NODE_ENV: 'test', ...database.env, PUBLIC_URL: publicUrl },
     close: async () => {
       await app.close();
       await database.drop();

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { generateCa, issueRsaLeaf, type KeyPairPem } from '../signing/pki/certificates';
+import { PkiRegistry } from '../signing/pki/pki-registry.service';
 import { SealKeyEntity, type SealKeyKind } from '../signing/pki/seal-key.entity';
 
 const isDuplicate = (err: unknown) =>
@@ -23,6 +24,8 @@ export interface AspMaterial {
 export interface SandboxMaterial {
   /** The sandbox ESP's test CA: it issues each resident's short-lived signing certificate. */
   ca: KeyPairPem;
+  /** Its id in the development PKI's URLs (OCSP, CRL, certificate), named by every certificate it issues. */
+  caId: string;
   /** The sandbox ESP's own signer: it signs every `<EsignResp>`. */
   esp: KeyPairPem;
   asp: AspMaterial;
@@ -43,6 +46,7 @@ export class EspKeys {
     @InjectDataSource() private readonly db: DataSource,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly registry: PkiRegistry,
   ) {}
 
   get sandboxMode(): boolean {
@@ -97,16 +101,31 @@ export class EspKeys {
     const ca = await this.once('sandbox:esp-ca', 'esp-ca', () =>
       generateCa({ organisation: 'e-Sign Sandbox ESP (not for production)', commonName: 'Sandbox ESP Test CA' }, now()),
     );
+    // The sandbox CA is answered for like the development PKI's: its certificates name /pki/ocsp and its CRL.
+    const caId = await this.registry.authority({
+      keyId: 'sandbox:esp-ca',
+      label: 'sandbox-esp',
+      certPem: ca.certPem,
+      orgId: null,
+    });
+    const links = this.registry.links(caId);
     const esp = await this.once('sandbox:esp', 'esp', () =>
-      issueRsaLeaf(ca, { organisation: 'e-Sign Sandbox ESP (not for production)', commonName: 'Sandbox ESP' }, now(), {
-        years: 10,
-      }),
+      issueRsaLeaf(
+        ca,
+        { organisation: 'e-Sign Sandbox ESP (not for production)', commonName: 'Sandbox ESP' },
+        now(),
+        { years: 10 },
+        links,
+      ),
     );
     const asp = await this.once('sandbox:asp', 'asp', () =>
-      issueRsaLeaf(ca, { organisation: 'e-Sign', commonName: `ASP ${SANDBOX_ASP_ID}` }, now(), { years: 10 }),
+      issueRsaLeaf(ca, { organisation: 'e-Sign', commonName: `ASP ${SANDBOX_ASP_ID}` }, now(), { years: 10 }, links),
     );
+    await this.registry.record(caId, ca.certPem, 'root', null, { again: true });
+    await this.registry.record(caId, esp.certPem, 'esp', null, { again: true });
+    await this.registry.record(caId, asp.certPem, 'asp', null, { again: true });
     this.exportCa(ca.certPem);
-    return { ca, esp, asp: { aspId: SANDBOX_ASP_ID, keyPem: asp.keyPem, certPem: asp.certPem } };
+    return { ca, caId, esp, asp: { aspId: SANDBOX_ASP_ID, keyPem: asp.keyPem, certPem: asp.certPem } };
   }
 
   /** The sandbox CA's certificate beside the development CA's, for verifiers told to trust sandbox signatures. */

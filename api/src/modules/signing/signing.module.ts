@@ -5,24 +5,34 @@ import { JobsModule } from '../jobs/jobs.module';
 import { RequestsModule } from '../requests/requests.module';
 import { ArchiveService } from './archive.service';
 import { DevelopmentTsa } from './evidence/development-tsa';
+import { PkiRevocation } from './evidence/pki-revocation';
+import { Revocation } from './evidence/revocation';
 import { Timestamps } from './evidence/timestamps';
 import { createTimestamps } from './evidence/tsa-timestamps';
 import { TsaController } from './evidence/tsa.controller';
 import { ExternalSigning } from './external-signing.service';
 import { SigningEngine } from './pdf/engine';
 import { LibPdfEngine } from './pdf/libpdf-engine';
+import { PkiController } from './pki/pki.controller';
+import { PkiRegistry } from './pki/pki-registry.service';
+import { PkiResponder } from './pki/pki-responder.service';
 import { SealPkiService } from './pki/seal-pki.service';
 import { SealQueue } from './seal.queue';
 import { SealService } from './seal.service';
 
 /**
- * The signing engine (one path for every method: prepare, sign, finish, archive), its evidence (timestamps from
- * TSA_URLS or the built-in development TSA at /tsa; revocation data), the seals' certificates, the seal job and the
- * archive renewal.
+ * The signing engine (one path for every method: prepare, sign, finish, archive) and its evidence: timestamps (from
+ * TSA_URLS, or the built-in development TSA at /tsa), revocation data (the development PKI's registry, OCSP responder
+ * and CRLs at /pki; other CAs' AIA and CRL distribution points); the seals' certificates, the seal job and the archive
+ * renewal.
  */
 @Module({
   imports: [JobsModule, RequestsModule],
+  controllers: [PkiController, TsaController],
   providers: [
+    PkiRegistry,
+    PkiResponder,
+    { provide: Revocation, useClass: PkiRevocation },
     SealPkiService,
     SealService,
     SealQueue,
@@ -32,7 +42,15 @@ import { SealService } from './seal.service';
     { provide: SigningEngine, useClass: LibPdfEngine },
     { provide: Timestamps, useFactory: createTimestamps, inject: [APP_CONFIG, Clock, DevelopmentTsa] },
   ],
-  controllers: [TsaController],
-  exports: [SealPkiService, SealService, SealQueue, ExternalSigning, ArchiveService, Timestamps],
+  exports: [
+    SealPkiService,
+    SealService,
+    SealQueue,
+    ExternalSigning,
+    ArchiveService,
+    PkiRegistry,
+    Revocation,
+    Timestamps,
+  ],
 })
 export class SigningModule {}

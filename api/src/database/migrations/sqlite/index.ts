@@ -13,6 +13,7 @@ import { RequestsListedAt1795551057423 } from './1795551057423-RequestsListedAt'
 import { UserEmail1795551100444 } from './1795551100444-UserEmail';
 import { RecipientListLogins1795551249504 } from './1795551249504-RecipientListLogins';
 import { SignatureEvidence1795558504401 } from './1795558504401-SignatureEvidence';
+import { PkiRegistry1795558851653 } from './1795558851653-PkiRegistry';
 
 export const SQLITE_MIGRATIONS = [
   Init1795318066055,
@@ -29,4 +30,5 @@ export const SQLITE_MIGRATIONS = [
   UserEmail1795551100444,
   RecipientListLogins1795551249504,
   SignatureEvidence1795558504401,
+  PkiRegistry1795558851653,
 ];

@@ -7,7 +7,9 @@ import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { NotificationsService } from '../../notifications/notifications.service';
 import { PartyEntity } from '../../requests/party.entity';
 import { AppSecretService } from '../../secrets/app-secret.service';
+import { CertificateRevokedError, Revocation } from '../../signing/evidence/revocation';
 import { signDigestCms } from '../../signing/pdf/external';
+import { PkiRegistry } from '../../signing/pki/pki-registry.service';
 import { issueRsaLeaf } from '../../signing/pki/certificates';
 import { EsignTransactionEntity } from '../esign-transaction.entity';
 import { EspKeys, SANDBOX_ASP_ID } from '../esp-keys.service';
@@ -57,6 +59,8 @@ export class SandboxEspService {
     private readonly notifications: NotificationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly secrets: AppSecretService,
+    private readonly revocation: Revocation,
+    private readonly registry: PkiRegistry,
   ) {}
 
   private action(id: string): string {
@@ -231,6 +235,8 @@ export class SandboxEspService {
 
   private async sign(session: SandboxSessionEntity): Promise<Page> {
     const material = await this.keys.sandbox();
+    const refused = await this.refuseRevoked(material);
+    if (refused) return refused;
     const now = this.clock.now();
     const resident = await issueRsaLeaf(
       material.ca,
@@ -241,7 +247,9 @@ export class SandboxEspService {
       },
       now,
       { minutes: CERTIFICATE_MINUTES },
+      this.registry.links(material.caId),
     );
+    await this.registry.record(material.caId, resident.certPem, 'resident', null);
     const cms = await signDigestCms(Buffer.from(session.hashHex, 'hex'), resident.keyPem, resident.certPem, [
       material.ca.certPem,
     ]);
@@ -252,6 +260,21 @@ export class SandboxEspService {
     });
   }
 
+  /**
+   * Before the sandbox signs anything (a resident's document, its signed answer): its CA and its XML signer must not be
+   * revoked (`manage revoke-certificate`). A revoked one stops the eSign with the reason, as an ESP that can no longer
+   * sign would.
+   */
+  private async refuseRevoked(material: Awaited<ReturnType<EspKeys['sandbox']>>): Promise<Page | null> {
+    try {
+      await this.revocation.assertNotRevoked([pemToDer(material.esp.certPem), pemToDer(material.ca.certPem)]);
+      return null;
+    } catch (err) {
+      if (!(err instanceof CertificateRevokedError)) throw err;
+      return { status: 503, html: errorPage(`The sandbox ESP cannot sign: ${err.message}`) };
+    }
+  }
+
   private async answer(
     session: SandboxSessionEntity,
     result:
@@ -259,6 +282,8 @@ export class SandboxEspService {
       | { status: '0'; errCode: string; errMsg: string },
   ): Promise<Page> {
     const material = await this.keys.sandbox();
+    const refused = await this.refuseRevoked(material);
+    if (refused) return refused;
     const xml = buildEsignResponse({
       status: result.status,
       ts: this.clock.now(),

@@ -132,8 +132,9 @@ describe('generated certificates', () => {
     expect(c.notBefore).toEqual(notBefore);
     expect(c.notAfter).toEqual(addYears(notBefore, 20));
     expect(ext.basic).toMatchObject({ ca: true, critical: true, pathLength: undefined });
+    // digitalSignature too: the CA signs its own OCSP responses (RFC 5280 4.2.1.3, RFC 6960 4.2.2.2).
     expect(ext.usage).toMatchObject({
-      usages: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+      usages: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
       critical: true,
     });
     expect(ext.ski).toMatch(/^[0-9a-f]{40}$/);
@@ -154,8 +155,9 @@ describe('generated certificates', () => {
     expect(c.notBefore).toEqual(notBefore);
     expect(c.notAfter).toEqual(addYears(notBefore, 10));
     expect(ext.basic).toMatchObject({ ca: true, critical: true, pathLength: 0 });
+    // digitalSignature too: the CA signs its own OCSP responses (RFC 5280 4.2.1.3, RFC 6960 4.2.2.2).
     expect(ext.usage).toMatchObject({
-      usages: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+      usages: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
       critical: true,
     });
     expect(ext.aki).toBe(extensions(cert(root.certPem)).ski);

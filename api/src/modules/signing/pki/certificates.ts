@@ -26,6 +26,7 @@ import { EncryptedPrivateKeyInfo } from '@peculiar/asn1-pkcs8';
 import { AsnConvert, AsnProp, AsnPropTypes, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
+import * as asn1js from 'asn1js';
 
 // @peculiar/x509 signs and hashes through whatever WebCrypto it is given; Node's can do everything needed here.
 x509.cryptoProvider.set(webcrypto);
@@ -56,6 +57,17 @@ export interface Pkcs12Material {
   notAfter: Date;
 }
 
+/**
+ * Where a certificate's status and its issuer's certificate can be had, as a public CA's certificates say (RFC 5280
+ * 4.2.2.1 Authority Information Access, 4.2.1.13 CRL distribution points): this installation's OCSP responder and the
+ * issuing CA's certificate and CRL, at PUBLIC_URL. See `pkiLinks`.
+ */
+export interface PkiLinks {
+  ocspUrl: string;
+  caIssuersUrl: string;
+  crlUrl: string;
+}
+
 type Org = { id: string; name: string };
 type NameParts = [type: string, value: string][];
 
@@ -67,6 +79,8 @@ const RSA: webcrypto.RsaHashedKeyGenParams = {
   hash: 'SHA-256',
 };
 const CA_USAGE = x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign;
+// CAs issued from now on also sign their own OCSP responses (RFC 6960 4.2.2.2: the CA itself may sign them).
+const ISSUING_CA_USAGE = CA_USAGE | x509.KeyUsageFlags.digitalSignature;
 const LEAF_USAGE = x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation;
 const DN_SERIAL_NUMBER = '2.5.4.5';
 
@@ -88,7 +102,7 @@ export async function generateRootCa(now: Date): Promise<KeyPairPem> {
     signingKey: keys.privateKey,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(CA_USAGE, true),
+      new x509.KeyUsagesExtension(ISSUING_CA_USAGE, true),
       ...(await keyIdentifiers(keys.publicKey, keys.publicKey)),
     ],
   });
@@ -96,12 +110,18 @@ export async function generateRootCa(now: Date): Promise<KeyPairPem> {
 }
 
 /** Each organisation gets its own issuing CA, so its signers' certificates chain to the organisation's own name. */
-export async function issueOrganisationCa(root: KeyPairPem, org: Org, now: Date): Promise<KeyPairPem> {
+export async function issueOrganisationCa(
+  root: KeyPairPem,
+  org: Org,
+  now: Date,
+  links?: PkiLinks,
+): Promise<KeyPairPem> {
   const issuer = await loadIssuer(root, []);
   const keys = await newRsaKeys();
   const cert = await issue(issuer, keys.publicKey, orgName(org, `${org.name} e-Sign Seal CA`), now, 10, [
     new x509.BasicConstraintsExtension(true, 0, true),
-    new x509.KeyUsagesExtension(CA_USAGE, true),
+    new x509.KeyUsagesExtension(ISSUING_CA_USAGE, true),
+    ...linkExtensions(links),
   ]);
   return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
 }
@@ -111,7 +131,7 @@ export async function issueOrganisationCa(root: KeyPairPem, org: Org, now: Date)
  * id-kp-timeStamping only, and critical), RSA, under the development root, like the sandbox ESP stands in for a
  * licensed ESP. 10 years, capped by the root.
  */
-export async function issueTsaCertificate(root: KeyPairPem, now: Date): Promise<KeyPairPem> {
+export async function issueTsaCertificate(root: KeyPairPem, now: Date, links?: PkiLinks): Promise<KeyPairPem> {
   const issuer = await loadIssuer(root, []);
   const keys = await newRsaKeys();
   const cert = await issue(
@@ -127,23 +147,50 @@ export async function issueTsaCertificate(root: KeyPairPem, now: Date): Promise<
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.timeStamping], true),
+      ...linkExtensions(links),
     ],
   );
   return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
+/** id-pkix-ocsp-nocheck (RFC 6960 4.2.2.2.1): clients need not check the responder's own revocation. */
+const ID_PKIX_OCSP_NOCHECK = '1.3.6.1.5.5.7.48.1.5';
+
+/**
+ * A CA's delegated OCSP responder (RFC 6960 4.2.2.2): issued by the CA, extended key usage id-kp-OCSPSigning,
+ * id-pkix-ocsp-nocheck, one year (capped by the CA). The CA's OCSP answers are signed with it rather than with the CA's
+ * own key: NSS (pdfsig, Firefox) refuses the second and later CA-signed answers one process reads from an intermediate
+ * CA, and a responder key that signs answers all day is better not the key that issues certificates.
+ */
+export async function issueOcspResponder(ca: KeyPairPem, now: Date): Promise<KeyPairPem> {
+  const issuer = await loadIssuer(ca, []);
+  const keys = await newRsaKeys();
+  const organisation = issuer.cert.subjectName.getField('O')[0];
+  const commonName = issuer.cert.subjectName.getField('CN')[0] ?? 'CA';
+  const parts: NameParts = organisation ? [['O', organisation]] : [];
+  parts.push(['CN', `${commonName} OCSP Responder`]);
+  const cert = await issue(issuer, keys.publicKey, dn(parts), now, 1, [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.ocspSigning], false),
+    new x509.Extension(ID_PKIX_OCSP_NOCHECK, false, new asn1js.Null().toBER(false)),
+  ]);
+  return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
+}
+
 /** The seal closes a completed document once, so a long-lived RSA key of the organisation's own is fine for it. */
-export async function issueSealCertificate(issuer: KeyPairPem, org: Org, now: Date): Promise<KeyPairPem> {
+export async function issueSealCertificate(
+  issuer: KeyPairPem,
+  org: Org,
+  now: Date,
+  links?: PkiLinks,
+): Promise<KeyPairPem> {
   const material = await loadIssuer(issuer, []);
   const keys = await newRsaKeys();
-  const cert = await issue(
-    material,
-    keys.publicKey,
-    orgName(org, `${org.name} Document Seal`),
-    now,
-    5,
-    leafExtensions(),
-  );
+  const cert = await issue(material, keys.publicKey, orgName(org, `${org.name} Document Seal`), now, 5, [
+    ...leafExtensions(),
+    ...linkExtensions(links),
+  ]);
   return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
@@ -169,7 +216,7 @@ export async function generateCa(
     signingKey: keys.privateKey,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(CA_USAGE, true),
+      new x509.KeyUsagesExtension(ISSUING_CA_USAGE, true),
       ...(await keyIdentifiers(keys.publicKey, keys.publicKey)),
     ],
   });
@@ -186,6 +233,7 @@ export async function issueRsaLeaf(
   subject: { commonName: string; organisation?: string; organisationalUnit?: string; state?: string; country?: string },
   now: Date,
   validity: { minutes: number } | { years: number },
+  links?: PkiLinks,
 ): Promise<KeyPairPem> {
   const material = await loadIssuer(issuer, []);
   const keys = await newRsaKeys();
@@ -207,7 +255,11 @@ export async function issueRsaLeaf(
     notAfter,
     publicKey: keys.publicKey,
     signingKey: material.key,
-    extensions: [...leafExtensions(), ...(await keyIdentifiers(keys.publicKey, material.cert))],
+    extensions: [
+      ...leafExtensions(),
+      ...linkExtensions(links),
+      ...(await keyIdentifiers(keys.publicKey, material.cert)),
+    ],
   });
   return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
 }
@@ -219,6 +271,11 @@ export async function loadIssuer(pair: KeyPairPem, chainPems: string[]): Promise
     throw new Error(`Certificate "${cert.subject}" is not a CA certificate and cannot issue certificates`);
   const { key } = await importPrivateKey(pair.keyPem, cert);
   return { cert, key, chain: chainPems.map((pem) => new x509.X509Certificate(pem)) };
+}
+
+/** The private key of a stored pair, usable for signing (refused when it is not the certificate's key). */
+export async function privateKeyOf(pair: KeyPairPem): Promise<CryptoKey> {
+  return (await importPrivateKey(pair.keyPem, new x509.X509Certificate(pair.certPem))).key;
 }
 
 /** For certificates that sign PDFs themselves (the seal, an organisation's own leaf); verifiers get the chain. */
@@ -238,6 +295,7 @@ export async function issueSignerCertificate(
   issuer: IssuerMaterial,
   person: { name: string; email?: string | null; organisation: string },
   now: Date,
+  links?: PkiLinks,
 ): Promise<{ signer: Signer; certificatePem: string }> {
   const keys = (await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
     'sign',
@@ -249,7 +307,10 @@ export async function issueSignerCertificate(
     ['CN', person.name],
   ];
   if (email) parts.push(['E', email]);
-  const cert = await issue(issuer, keys.publicKey, dn(parts), now, 10, leafExtensions(email));
+  const cert = await issue(issuer, keys.publicKey, dn(parts), now, 10, [
+    ...leafExtensions(email),
+    ...linkExtensions(links),
+  ]);
   const chain = [issuer.cert, ...issuer.chain].map(der);
   const signer = new CryptoKeySigner(keys.privateKey, der(cert), 'EC', 'ECDSA', chain);
   return { signer, certificatePem: pem(cert) };
@@ -359,6 +420,37 @@ function leafExtensions(email?: string): x509.Extension[] {
   ];
   if (email) extensions.push(new x509.SubjectAlternativeNameExtension([{ type: 'email', value: email }]));
   return extensions;
+}
+
+/** The AIA (OCSP responder, issuer's certificate) and CRL distribution point of a certificate the product issues. */
+function linkExtensions(links?: PkiLinks): x509.Extension[] {
+  if (!links) return [];
+  return [
+    new x509.AuthorityInfoAccessExtension({ ocsp: [links.ocspUrl], caIssuers: [links.caIssuersUrl] }),
+    new x509.CRLDistributionPointsExtension([links.crlUrl]),
+  ];
+}
+
+/** The URLs a certificate issued by the CA `caId` names (see PkiLinks): `${PUBLIC_URL}/pki/…`. */
+export function pkiLinks(publicUrl: string, caId: string): PkiLinks {
+  const base = publicUrl.replace(/\/+$/, '');
+  return {
+    ocspUrl: `${base}/pki/ocsp`,
+    caIssuersUrl: `${base}/pki/ca/${caId}.crt`,
+    crlUrl: `${base}/pki/crl/${caId}.crl`,
+  };
+}
+
+/**
+ * A CA's id in URLs: what it is (`dev-root`, `org-<orgId>`, `sandbox-esp`) and the start of its certificate's SHA-256,
+ * so an organisation that replaces its CA gets a new id while the old one still answers for what it issued.
+ */
+export function caIdOf(label: string, certPem: string): string {
+  if (!/^[a-z0-9][a-z0-9_-]{0,80}$/.test(label)) throw new Error(`"${label}" cannot name a CA in a URL`);
+  const digest = createHash('sha256')
+    .update(der(new x509.X509Certificate(certPem)))
+    .digest('hex');
+  return `${label}-${digest.slice(0, 12)}`;
 }
 
 // The authority key identifier must repeat the issuer's own subject key identifier, whichever way that was computed.

@@ -3,11 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Signer } from '@libpdf/core';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
 import { AppError } from '../../../common/app-error';
 import { Clock } from '../../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
+import { Revocation } from '../evidence/revocation';
 import {
+  caIdOf,
   certificateInfo,
   generateRootCa,
   issueOrganisationCa,
@@ -21,6 +23,9 @@ import {
   type KeyPairPem,
   type Pkcs12Material,
 } from './certificates';
+import { PkiAuthorityEntity } from './pki-authority.entity';
+import type { PkiCertificateEntity } from './pki-certificate.entity';
+import { PkiRegistry } from './pki-registry.service';
 import { SealKeyEntity } from './seal-key.entity';
 
 /** What the certificate of completion and the audit trail record of a signing certificate. */
@@ -37,6 +42,10 @@ export interface ReadySigner {
 
 const ROOT = 'root';
 const TSA = 'tsa';
+/** The CA ids' first part (see caIdOf): the development root, an organisation's issuing CA. */
+const ROOT_LABEL = 'dev-root';
+const orgLabel = (orgId: string) => `org-${orgId}`;
+const derOf = (pem: string) => new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64'));
 const splitPems = (text: string): string[] =>
   text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\s*/g)?.map((p) => p.trim()) ?? [];
 const summary = (pem: string): CertificateSummary => {
@@ -55,17 +64,24 @@ const isDuplicate = (err: unknown) =>
  *   the seal certificate of the final seal;
  * - or the organisation's own PKCS#12 (management command, or SEAL_P12 for all): a CA certificate issues as above, a
  *   leaf certificate makes every signature itself.
+ * Every certificate the development root and the organisations' CAs issue names this installation's OCSP responder
+ * and CRL (AIA, CRL distribution point) and is recorded in the PKI registry; before each signature the chain is checked
+ * against revocation (Revocation.assertNotRevoked), so a revoked certificate signs nothing.
  */
 @Injectable()
 export class SealPkiService {
   private readonly log = new Logger('SealPki');
   /** Issuers with their key imported, by organisation, reused while the stored certificate is the same one. */
   private readonly issuers = new Map<string, { certPem: string; material: Promise<IssuerMaterial> }>();
+  /** The root's row once read: it never changes. */
+  private rootRow: Promise<SealKeyEntity> | null = null;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly registry: PkiRegistry,
+    private readonly revocation: Revocation,
   ) {}
 
   private rows(manager: EntityManager = this.db.manager) {
@@ -85,14 +101,30 @@ export class SealPkiService {
 
   /** The development root CA (generated at first need); its certificate file is kept up to date for verifiers. */
   async root(): Promise<KeyPairPem> {
+    const row = await (this.rootRow ??= this.loadRoot().catch((err: unknown) => {
+      this.rootRow = null;
+      throw err;
+    }));
+    return { certPem: row.certPem, keyPem: row.keyPem };
+  }
+
+  private async loadRoot(): Promise<SealKeyEntity> {
     let row = await this.rows().findOneBy({ id: ROOT });
     if (!row) {
       const pair = await generateRootCa(this.clock.now());
       row = await this.insertOnce(this.entity(ROOT, null, 'root', pair, [], 'generated'));
       this.log.log(`development root CA generated: ${certificateInfo(row.certPem).subject}`);
     }
+    const caId = await this.registry.authority({ keyId: ROOT, label: ROOT_LABEL, certPem: row.certPem, orgId: null });
+    await this.registry.record(caId, row.certPem, 'root', null, { again: true });
     this.exportRoot(row.certPem);
-    return { certPem: row.certPem, keyPem: row.keyPem };
+    return row;
+  }
+
+  /** The development root and its CA id (what the certificates it issues name in their AIA and CRL URLs). */
+  private async rootAuthority(): Promise<{ pair: KeyPairPem; caId: string }> {
+    const pair = await this.root();
+    return { pair, caId: caIdOf(ROOT_LABEL, pair.certPem) };
   }
 
   /**
@@ -101,12 +133,13 @@ export class SealPkiService {
    */
   async devTsa(): Promise<KeyPairPem & { chainPems: string[] }> {
     let row = await this.rows().findOneBy({ id: TSA });
+    const { pair: root, caId } = await this.rootAuthority();
     if (!row) {
-      const root = await this.root();
-      const pair = await issueTsaCertificate(root, this.clock.now());
+      const pair = await issueTsaCertificate(root, this.clock.now(), this.registry.links(caId));
       row = await this.insertOnce(this.entity(TSA, null, 'tsa', pair, [root.certPem], 'generated'));
       this.log.log(`development timestamp authority certified: ${certificateInfo(row.certPem).subject}`);
     }
+    await this.registry.record(caId, row.certPem, 'tsa', null, { again: true });
     return { certPem: row.certPem, keyPem: row.keyPem, chainPems: splitPems(row.chainPem) };
   }
 
@@ -156,19 +189,23 @@ export class SealPkiService {
       this.rows().findOneBy({ id: `${org.id}:issuer` }),
       this.rows().findOneBy({ id: `${org.id}:seal` }),
     ]);
-    if (seal) return { issuer, seal };
+    if (seal) {
+      await this.adopt(org, issuer, seal);
+      return { issuer, seal };
+    }
     if (this.config.seal.p12Path) {
       const material = await readPkcs12(readFileSync(this.config.seal.p12Path), this.config.seal.p12Password);
       await this.store(org, material);
     } else {
-      const root = await this.root();
+      const { pair: root, caId: rootCaId } = await this.rootAuthority();
       const now = this.clock.now();
-      const caPair = await issueOrganisationCa(root, org, now);
+      const caPair = await issueOrganisationCa(root, org, now, this.registry.links(rootCaId));
       issuer = await this.insertOnce(
         this.entity(`${org.id}:issuer`, org.id, 'issuer', caPair, [root.certPem], 'generated'),
       );
       const issuerPair = { certPem: issuer.certPem, keyPem: issuer.keyPem };
-      const sealPair = await issueSealCertificate(issuerPair, org, now);
+      const issuerCaId = caIdOf(orgLabel(org.id), issuer.certPem);
+      const sealPair = await issueSealCertificate(issuerPair, org, now, this.registry.links(issuerCaId));
       await this.insertOnce(
         this.entity(
           `${org.id}:seal`,
@@ -184,7 +221,28 @@ export class SealPkiService {
       this.rows().findOneBy({ id: `${org.id}:issuer` }),
       this.rows().findOneByOrFail({ id: `${org.id}:seal` }),
     ]);
+    await this.adopt(org, issuer, seal!);
     return { issuer, seal: seal! };
+  }
+
+  /**
+   * The organisation's CA becomes one this installation answers for, and the certificates our CAs issued to it are in
+   * the registry: at their creation, and for those of an earlier version at their first use (nothing is written twice).
+   */
+  private async adopt(org: { id: string }, issuer: SealKeyEntity | null, seal: SealKeyEntity): Promise<string | null> {
+    if (!issuer) return null;
+    const caId = await this.registry.authority({
+      keyId: issuer.id,
+      label: orgLabel(org.id),
+      certPem: issuer.certPem,
+      orgId: org.id,
+    });
+    if (issuer.source === 'generated') {
+      const root = await this.rootAuthority();
+      await this.registry.record(root.caId, issuer.certPem, 'ca', org.id, { again: true });
+    }
+    if (seal.source === 'generated') await this.registry.record(caId, seal.certPem, 'seal', org.id, { again: true });
+    return caId;
   }
 
   /** Replaces the organisation's certificates with its PKCS#12 (a CA issues per signer; a leaf signs everything). */
@@ -205,15 +263,31 @@ export class SealPkiService {
     return summary(material.certPem);
   }
 
-  private async store(org: { id: string; name: string }, material: Pkcs12Material): Promise<void> {
+  private async store(
+    org: { id: string; name: string },
+    material: Pkcs12Material,
+    source: SealKeyEntity['source'] = 'pkcs12',
+  ): Promise<void> {
     const pair = { certPem: material.certPem, keyPem: material.keyPem };
     const now = this.clock.now();
-    const sealPair = material.isCa ? await issueSealCertificate(pair, org, now) : null;
+    const caId = material.isCa ? caIdOf(orgLabel(org.id), material.certPem) : null;
+    const sealPair = caId ? await issueSealCertificate(pair, org, now, this.registry.links(caId)) : null;
+    // The CA being replaced keeps answering for what it issued (the signatures made with it stay verifiable): its key
+    // stays, under an id of its own.
+    const old = await this.rows().findOneBy({ id: `${org.id}:issuer` });
+    const oldCaId = old
+      ? await this.registry.authority({ keyId: old.id, label: orgLabel(org.id), certPem: old.certPem, orgId: org.id })
+      : null;
     await this.db.transaction(async (manager) => {
-      await this.rows(manager).delete({ orgId: org.id });
+      if (old && oldCaId && oldCaId !== caId) {
+        const keptId = `${org.id}:${oldCaId.slice(-12)}`;
+        await this.rows(manager).save({ ...old, id: keptId });
+        await manager.update(PkiAuthorityEntity, { id: oldCaId }, { keyId: keptId });
+      }
+      await this.rows(manager).delete({ id: In([`${org.id}:issuer`, `${org.id}:seal`]) });
       if (material.isCa && sealPair) {
         await this.rows(manager).insert(
-          this.entity(`${org.id}:issuer`, org.id, 'issuer', pair, material.chainPems, 'pkcs12'),
+          this.entity(`${org.id}:issuer`, org.id, 'issuer', pair, material.chainPems, source),
         );
         await this.rows(manager).insert(
           this.entity(
@@ -231,6 +305,15 @@ export class SealPkiService {
         );
       }
     });
+    if (caId && sealPair) {
+      await this.registry.authority({
+        keyId: `${org.id}:issuer`,
+        label: orgLabel(org.id),
+        certPem: material.certPem,
+        orgId: org.id,
+      });
+      await this.registry.record(caId, sealPair.certPem, 'seal', org.id, { again: true });
+    }
   }
 
   /** A signer for one party's signature: a one-time certificate in their name, or the organisation's own leaf. */
@@ -248,18 +331,80 @@ export class SealPkiService {
       this.issuers.set(org.id, cached);
     }
     const material = await cached.material;
+    await this.revocation.assertNotRevoked([issuer.certPem, ...splitPems(issuer.chainPem)].map(derOf));
+    const caId = caIdOf(orgLabel(org.id), issuer.certPem);
     const { signer, certificatePem } = await issueSignerCertificate(
       material,
       { name: person.name, email: person.email, organisation: org.name },
       this.clock.now(),
+      this.registry.links(caId),
     );
+    await this.registry.record(caId, certificatePem, 'signer', org.id);
     return { signer, certificate: summary(certificatePem) };
   }
 
   /** The organisation's seal, for the final signature over the completed document. */
   async sealSigner(org: { id: string; name: string }): Promise<ReadySigner> {
     const { seal } = await this.organisation(org);
+    await this.revocation.assertNotRevoked([seal.certPem, ...splitPems(seal.chainPem)].map(derOf));
     const signer = await pdfSignerFromPem({ certPem: seal.certPem, keyPem: seal.keyPem }, splitPems(seal.chainPem));
     return { signer, certificate: summary(seal.certPem) };
+  }
+
+  /**
+   * `manage revoke-seal`: revokes the organisation's seal certificate, or its issuing CA (and so every certificate it
+   * issued), when one of this installation's CAs issued it. The next signature with it fails; a new PKCS#12
+   * (`manage import-seal`) or new certificates (`renew`) let the organisation sign again.
+   */
+  async revokeOrganisation(
+    org: { id: string; name: string },
+    which: 'seal' | 'issuer',
+    reason: string,
+  ): Promise<PkiCertificateEntity> {
+    const [issuer, seal] = await Promise.all([
+      this.rows().findOneBy({ id: `${org.id}:issuer` }),
+      this.rows().findOneBy({ id: `${org.id}:seal` }),
+    ]);
+    if (!seal)
+      throw new AppError(
+        'NOT_FOUND',
+        `Organisation '${org.id}' has no seal certificate yet (it is made for its first signature): nothing to revoke.`,
+      );
+    const caId = await this.adopt(org, issuer, seal);
+    const row = which === 'seal' ? seal : issuer;
+    if (!row)
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `Organisation '${org.id}' has no issuing CA: its own certificate "${certificateInfo(seal.certPem).subject}" signs everything (revoke-seal without --issuer).`,
+      );
+    const ours = row.source === 'generated' && (which === 'issuer' || caId !== null);
+    const info = certificateInfo(row.certPem);
+    if (!ours)
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `The ${which === 'seal' ? 'seal certificate' : 'issuing CA'} of '${org.id}' ("${info.subject}") was issued by "${info.issuer}", not by this installation: ask that CA to revoke it.`,
+      );
+    const issuedBy = which === 'seal' ? caId! : (await this.rootAuthority()).caId;
+    return this.registry.revoke(info.serialNumber, reason, issuedBy);
+  }
+
+  /**
+   * New development certificates for the organisation (a new issuing CA under the root and a new seal), after its
+   * own were revoked; the old CA keeps answering for what it issued. Not for an organisation with its own PKCS#12.
+   */
+  async renew(org: { id: string; name: string }): Promise<CertificateSummary> {
+    const { pair: root, caId: rootCaId } = await this.rootAuthority();
+    const caPair = await issueOrganisationCa(root, org, this.clock.now(), this.registry.links(rootCaId));
+    const info = certificateInfo(caPair.certPem);
+    const material = {
+      ...caPair,
+      chainPems: [root.certPem],
+      isCa: true,
+      subject: info.subject,
+      notAfter: info.notAfter,
+    };
+    await this.store(org, material, 'generated');
+    const { seal } = await this.organisation(org);
+    return summary(seal.certPem);
   }
 }
