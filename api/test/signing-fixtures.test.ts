@@ -19,7 +19,7 @@ import { OrganisationEntity } from '../src/modules/organisations/organisation.en
 import { SealPkiService } from '../src/modules/signing/pki/seal-pki.service';
 import { documentEvidence } from './support/evidence';
 import { latestOtpTo, signAadhaar, signDsc, until } from './support/methods';
-import { runPdfVerify } from './support/pdf-verify';
+import { runPdfVerifyAsync } from './support/pdf-verify';
 import { createTestToken, spawnDscAgent, type RunningAgent, type TestToken } from './support/softhsm';
 
 /** Every fixture the upload accepts (the others are refused with a clear message: inspect.spec.ts and below). */
@@ -76,7 +76,6 @@ describe('signing every accepted fixture with every method: valid, timestamped, 
 
   beforeAll(async () => {
     t = await startTestApp();
-    await t.app.listen(0, '127.0.0.1');
     const server = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
     key = await orgApiKey(t, 'acme');
@@ -113,7 +112,7 @@ describe('signing every accepted fixture with every method: valid, timestamped, 
       const sandbox = (await t.app.get(EspKeys).sandbox()).ca.certPem;
       const trusted = [root, sandbox, token.caPem];
       // Signature fields the document already has (signed by others, or empty), listed first by pdfsig.
-      const before = runPdfVerify(original, [root]).signatures.length;
+      const before = (await runPdfVerifyAsync(original, [root])).signatures.length;
       const rectangle = [300, 300, 450, 350];
       const { refId, tokens } = await sendForSigning(
         t,
@@ -155,7 +154,7 @@ describe('signing every accepted fixture with every method: valid, timestamped, 
       expect([request.status, request.evidenceLevel]).toEqual(['completed', 'B-LTA']);
 
       const pdf = await signedPdf(t, refId);
-      const verified = runPdfVerify(pdf, trusted, original);
+      const verified = await runPdfVerifyAsync(pdf, trusted, original);
       const ours = verified.signatures.slice(before).filter((s) => s.type === 'ETSI.CAdES.detached');
       expect(ours.map((s) => [s.signer, s.validation, s.trusted])).toEqual([
         [SIGNERS[0].name, 'Signature is Valid.', true],

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JobsModule } from '../jobs/jobs.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { SigningModule } from '../signing/signing.module';
 import { AadhaarController, SandboxEspController } from './aadhaar.controller';
@@ -8,7 +9,7 @@ import { SandboxEspService } from './sandbox/sandbox-esp.service';
 
 /** Aadhaar eSign through the CCA eSign API (DESIGN.md section 5): our ASP side and the built-in sandbox ESP. */
 @Module({
-  imports: [SigningModule, NotificationsModule],
+  imports: [SigningModule, NotificationsModule, JobsModule],
   providers: [AadhaarService, EspKeys, SandboxEspService],
   controllers: [AadhaarController, SandboxEspController],
   exports: [AadhaarService, EspKeys],
