@@ -149,15 +149,18 @@ describe('Aadhaar eSign through the built-in sandbox ESP (CCA eSign API v2.1)', 
     // Trusting only the development CA: Asha's signature is valid but its issuer (the sandbox ESP's CA) is not trusted.
     const devOnly = await verifyPdf(t, pdf);
     expect(devOnly.signatures.map((s) => s.signer)).toEqual(['Asha Rao', 'Vikram Shah', 'Org acme Document Seal']);
+    expect(devOnly.archives.map((s) => s.signer)).toEqual(['e-Sign Development Timestamp Authority']);
     expect(devOnly.signatures[0]).toMatchObject({ valid: true, trusted: false });
     // Trusting the sandbox CA too: all three valid and trusted, qpdf clean.
     const sandbox = await t.app.get(EspKeys).sandbox();
     const root = await t.app.get(SealPkiService).rootCertificatePem();
-    const both = await runPdfVerifyAsync(pdf, [sandbox.ca.certPem, root]);
+    // (The development root first: pdf-verify checks the archive timestamp, by the built-in TSA, against it.)
+    const both = await runPdfVerifyAsync(pdf, [root, sandbox.ca.certPem]);
     expect(both.signatures.map((s) => [s.signer, s.valid, s.trusted])).toEqual([
       ['Asha Rao', true, true],
       ['Vikram Shah', true, true],
       ['Org acme Document Seal', true, true],
+      ['e-Sign Development Timestamp Authority', false, false],
     ]);
     expect(both.ok).toBe(true);
   });

@@ -19,7 +19,6 @@ const ASHA = { name: 'Asha Rao', email: 'asha@example.in', phoneNumber: '+91 987
 const VIKRAM = { name: 'Vikram Shah', email: 'vikram@example.in', phoneNumber: '9123456789' };
 const PRIYA = { name: 'Priya Menon', email: 'priya@example.in', phoneNumber: '9988776655' };
 
-
 describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request with Aadhaar and e-Signature', () => {
   let t: TestApp;
   let key: string;
@@ -37,7 +36,6 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
       },
     });
     t = await startTestApp({ LOG_LEVEL: 'debug' }, { logDestination: sink });
-    await t.app.listen(0, '127.0.0.1');
     server = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
     key = await orgApiKey(t, 'acme');
@@ -113,13 +111,15 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
 
     const sandbox = await t.app.get(EspKeys).sandbox();
     const root = await t.app.get(SealPkiService).rootCertificatePem();
-    const verified = await runPdfVerifyAsync(await signedPdf(t, refId), [sandbox.ca.certPem, token.caPem, root]);
+    // The development root first: pdf-verify checks the archive timestamp (by the built-in TSA) against it.
+    const verified = await runPdfVerifyAsync(await signedPdf(t, refId), [root, sandbox.ca.certPem, token.caPem]);
     expect(verified.signatures.map((s) => [s.signer, s.valid, s.trusted]).sort()).toEqual(
       [
         ['Asha Rao', true, true],
         ['Vikram Shah', true, true],
         ['Priya Menon', true, true],
         ['Org acme Document Seal', true, true],
+        ['e-Sign Development Timestamp Authority', false, false],
       ].sort(),
     );
     expect(verified.ok).toBe(true);

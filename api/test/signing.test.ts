@@ -128,7 +128,14 @@ describe('signing a request end to end (electronic signatures, PAdES, certificat
       [SIGNERS[1].name, true, true],
       ['Org acme Document Seal', true, true],
     ]);
-    expect(verified.signatures[2].wholeDocument).toBe(true);
+    // The seal covers everything before the validation data and the archive timestamp, which covers the whole file.
+    expect(verified.archives.map((s) => s.field)).toEqual([expect.stringMatching(/^esign_archive_/)]);
+    expect(verified.archives[0].wholeDocument).toBe(true);
+    expect(verified.evidence?.dss).toBe(true);
+    expect(verified.evidence?.signatures.find((s) => s.kind === 'document timestamp')).toMatchObject({
+      imprintMatches: true,
+      chainVerified: true,
+    });
     expect(verified.qpdf.newWarnings).toEqual([]);
     expect(pageCount(pdf)).toBeGreaterThan(19);
 

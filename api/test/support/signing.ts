@@ -211,11 +211,25 @@ export interface Verified {
 }
 
 /**
- * The shared pdf-verify tool (pdfsig trusting the development root CA, qpdf's errors), and qpdf's warnings compared
- * with the original's (support/pdf-verify.ts).
+ * The shared pdf-verify tool (pdfsig trusting the development root CA, and `caPem` too when given; qpdf's errors), and
+ * qpdf's warnings compared with the original's (support/pdf-verify.ts). `signatures` lists the signatures; the
+ * archive timestamps (document timestamps, which poppler's pdfsig cannot read: pdf-verify checks them with OpenSSL
+ * against the first CA, the development root that certifies the built-in TSA) are in `archives`.
  */
-export async function verifyPdf(t: TestApp, pdf: Buffer, original?: Buffer, caPem?: string): Promise<Verified> {
-  return runPdfVerifyAsync(pdf, [caPem ?? (await t.app.get(SealPkiService).rootCertificatePem())], original);
+export async function verifyPdf(
+  t: TestApp,
+  pdf: Buffer,
+  original?: Buffer,
+  caPem?: string,
+): Promise<Verified & { archives: Verified['signatures'] }> {
+  const root = await t.app.get(SealPkiService).rootCertificatePem();
+  const verified = await runPdfVerifyAsync(pdf, caPem && caPem !== root ? [root, caPem] : [root], original);
+  const archive = (s: { field: string }) => s.field.startsWith('esign_archive_');
+  return {
+    ...verified,
+    signatures: verified.signatures.filter((s) => !archive(s)),
+    archives: verified.signatures.filter(archive),
+  };
 }
 
 /** One page rendered grey by pdftoppm: width, height and one byte per pixel. */
