@@ -67,6 +67,9 @@ export async function freshDatabase(): Promise<{
   };
 }
 
+const withoutLogLevel = (env: Record<string, string>) =>
+  Object.fromEntries(Object.entries(env).filter(([name]) => name !== 'LOG_LEVEL'));
+
 export async function startTestApp(
   env: Record<string, string> = {},
   overrides: Omit<AppOverrides, 'clock'> = {},
@@ -98,7 +101,8 @@ export async function startTestApp(
     config,
     clock,
     db: app.get(DataSource),
-    env: { NODE_ENV: 'test', ...database.env, PUBLIC_URL: publicUrl },
+    // The same settings for a management command run beside it (the test's own variables, such as TSA_URLS, too).
+    env: { NODE_ENV: 'test', ...database.env, PUBLIC_URL: publicUrl, ...withoutLogLevel(env) },
     close: async () => {
       await app.close();
       await database.drop();

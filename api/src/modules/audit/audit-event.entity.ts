@@ -8,6 +8,7 @@ import { bigintNumber, CreatedAtColumn, JsonColumn } from '../../database/column
  */
 @Entity('audit_events')
 @Index('idx_audit_org_ref', ['orgId', 'refId', 'id'])
+@Index('idx_audit_type', ['type'])
 export class AuditEventEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
   id!: number;

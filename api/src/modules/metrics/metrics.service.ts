@@ -1,10 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { SIGNATURE_LEVELS, SigningMethod, type SignatureLevel, type SigningMethodCode } from '@esign/contract';
+import { SIGNATURE_LEVELS, SigningMethod, type SigningMethodCode } from '@esign/contract';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { AuditEventEntity } from '../audit/audit-event.entity';
 import { JobEntity, type JobStatus } from '../jobs/job.entity';
+import { PartyEntity } from '../requests/party.entity';
+import { RequestEntity } from '../requests/request.entity';
+
+/** The audit event of a signature or seal an operator accepted below the organisation's level. */
+export const LEVEL_ACCEPTED_EVENT = 'signature.level_accepted';
+
+type Scope = 'party' | 'document';
 
 /** Every state of JobStatus, so that `esign_jobs` answers 0 for a state with no rows. */
 const JOB_STATES = ['queued', 'running', 'done', 'failed'] as const satisfies readonly JobStatus[];
@@ -50,27 +58,10 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  private readonly levels = new Counter<'scope' | 'level'>({
-    name: 'esign_signature_levels_total',
-    help: "PAdES levels reached: each party's signature when applied (scope party), each completed document (scope document).",
-    labelNames: ['scope', 'level'],
-    registers: [this.registry],
-  });
-
-  private readonly downgrades = new Counter<'scope'>({
-    name: 'esign_signature_downgrades_total',
-    help: "Signatures or documents completed below the organisation's level because an operator accepted it (audited).",
-    labelNames: ['scope'],
-    registers: [this.registry],
-  });
-
   constructor(@InjectDataSource() private readonly db: DataSource) {
     collectDefaultMetrics({ register: this.registry, prefix: 'esign_' });
     for (const result of ['ok', 'failed']) this.seals.inc({ result }, 0);
     for (const method of Object.values(METHOD_LABEL)) this.signatures.inc({ method }, 0);
-    for (const level of SIGNATURE_LEVELS)
-      for (const scope of ['party', 'document']) this.levels.inc({ scope, level }, 0);
-    for (const scope of ['party', 'document']) this.downgrades.inc({ scope }, 0);
     const jobs = this.jobCounts.bind(this);
     new Gauge<'state'>({
       name: 'esign_jobs',
@@ -81,6 +72,34 @@ export class MetricsService {
         const counts = await jobs();
         this.reset();
         if (counts) for (const state of JOB_STATES) this.set({ state }, counts.get(state) ?? 0);
+      },
+    });
+    // Levels and downgrades are read from the database, not counted in this process: a seal an operator runs with
+    // `manage reseal` (another process) or another node's seal job is counted as well.
+    const levels = this.levelCounts.bind(this);
+    const downgrades = this.downgradeCounts.bind(this);
+    new Gauge<'scope' | 'level'>({
+      name: 'esign_signature_levels',
+      help: "PAdES levels reached, read at scrape time: parties' signatures (scope party) and completed documents (scope document).",
+      labelNames: ['scope', 'level'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await levels();
+        this.reset();
+        if (counts)
+          for (const scope of ['party', 'document'] as const)
+            for (const level of SIGNATURE_LEVELS) this.set({ scope, level }, counts[scope].get(level) ?? 0);
+      },
+    });
+    new Gauge<'scope'>({
+      name: 'esign_signature_downgrades',
+      help: "Signatures (scope party) and documents (scope document) completed below the organisation's level because an operator accepted it (audited), read at scrape time.",
+      labelNames: ['scope'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await downgrades();
+        this.reset();
+        if (counts) for (const scope of ['party', 'document'] as const) this.set({ scope }, counts[scope]);
       },
     });
   }
@@ -97,16 +116,6 @@ export class MetricsService {
   /** A seal that gave up (its job's last attempt failed). */
   sealFailed(): void {
     this.seals.inc({ result: 'failed' });
-  }
-
-  /** The level a party's signature (scope party) or a completed document (scope document) reached. */
-  levelReached(scope: 'party' | 'document', level: SignatureLevel): void {
-    this.levels.inc({ scope, level });
-  }
-
-  /** A completion below the organisation's level, accepted by an operator. */
-  downgraded(scope: 'party' | 'document'): void {
-    this.downgrades.inc({ scope });
   }
 
   /** A party's signature recorded (call after its transaction committed). */
@@ -143,6 +152,47 @@ export class MetricsService {
       return new Map(rows.map((r) => [r.status, Number(r.count)]));
     } catch (err) {
       this.log.warn(`esign_jobs not collected: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
+  /** Parties' signatures and completed documents by PAdES level; null when the database cannot answer. */
+  private async levelCounts(): Promise<Record<Scope, Map<string, number>> | null> {
+    const byLevel = async (entity: typeof PartyEntity | typeof RequestEntity, column: string) => {
+      const rows = await this.db
+        .getRepository(entity)
+        .createQueryBuilder('row')
+        .select(`row.${column}`, 'level')
+        .addSelect('COUNT(*)', 'count')
+        .where(`row.${column} IS NOT NULL`)
+        .groupBy(`row.${column}`)
+        .getRawMany<{ level: string; count: number | string }>();
+      return new Map(rows.map((r) => [r.level, Number(r.count)]));
+    };
+    try {
+      return {
+        party: await byLevel(PartyEntity, 'signatureLevel'),
+        document: await byLevel(RequestEntity, 'evidenceLevel'),
+      };
+    } catch (err) {
+      this.log.warn(`esign_signature_levels not collected: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
+  /** Operator-accepted downgrades (audit events; a seal's has no party); null when the database cannot answer. */
+  private async downgradeCounts(): Promise<Record<Scope, number> | null> {
+    try {
+      const count = (seal: boolean) =>
+        this.db
+          .getRepository(AuditEventEntity)
+          .createQueryBuilder('event')
+          .where('event.type = :type', { type: LEVEL_ACCEPTED_EVENT })
+          .andWhere(seal ? 'event.partyOrder IS NULL' : 'event.partyOrder IS NOT NULL')
+          .getCount();
+      return { party: await count(false), document: await count(true) };
+    } catch (err) {
+      this.log.warn(`esign_signature_downgrades not collected: ${(err as Error).message}`);
       return null;
     }
   }

@@ -51,6 +51,7 @@ export interface PartyLocation {
 @Entity('parties')
 @Index('uq_parties_request_order', ['refId', 'order'], { unique: true })
 @Index('idx_parties_org_ref', ['orgId', 'refId'])
+@Index('idx_parties_signature_level', ['signatureLevel'])
 export class PartyEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;

@@ -20,6 +20,7 @@ export interface PageGeometry {
 // The console's lists read one index: newest first (by the time each row is listed) within (organisation, draft or not,
 // not deleted); the file name is in it too so a file-name search scans the index, not the table.
 @Index('idx_requests_listed', ['orgId', 'isDraft', 'deletedAt', 'listedAt', 'filename'])
+@Index('idx_requests_evidence_level', ['evidenceLevel'])
 // The caller's idempotency reference (POST /v1/upload clientReference / Idempotency-Key): one request per reference and
 // organisation; requests without one (NULL) are not constrained.
 @Index('idx_requests_client_reference', ['orgId', 'clientReference'], { unique: true })

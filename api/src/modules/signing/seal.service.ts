@@ -8,6 +8,7 @@ import {
   type SignatureLevel,
   type SigningMethodCode,
 } from '@esign/contract';
+import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
@@ -20,7 +21,7 @@ import { PartyEntity } from '../requests/party.entity';
 import { RequestEntity } from '../requests/request.entity';
 import { RequestEvents } from '../requests/request-events';
 import { RequestsService, toRefId } from '../requests/requests.service';
-import { MetricsService } from '../metrics/metrics.service';
+import { LEVEL_ACCEPTED_EVENT, MetricsService } from '../metrics/metrics.service';
 import { LinksService } from '../secrets/links.service';
 import { DocumentStorage } from '../storage/document-storage';
 import type { CertificateEvent, CertificateParty, CompletionCertificateInput } from './pdf/completion-certificate';
@@ -274,7 +275,6 @@ export class SealService implements OnModuleInit {
         Boolean(me.signatureSubmittedAt),
       ),
     );
-    if (committed) this.metrics.levelReached('party', finished.level);
     return committed;
   }
 
@@ -312,7 +312,6 @@ export class SealService implements OnModuleInit {
         );
       return done;
     });
-    if (committed) this.metrics.levelReached('party', finished.level);
     // A request that moved between the check and the commit: the next round sees the new base and discards.
     void org;
     return committed;
@@ -381,6 +380,23 @@ export class SealService implements OnModuleInit {
     }
   }
 
+  /**
+   * The level a completion will reach: the organisation's; or, when an operator accepted less and the timestamp
+   * authority does not answer now, the highest accepted level that needs no timestamp (B-B). The downgrade is audited.
+   */
+  private async plannedLevel(req: RequestEntity, policy: LevelPolicy): Promise<SignatureLevel> {
+    const required = policy.required;
+    if (levelRank(required) < levelRank('B-T') || !policy.accepts('B-B')) return required;
+    try {
+      await this.timestamps.timestamp(createHash('sha256').update(`probe:${req.refId}`).digest());
+      return required;
+    } catch (err) {
+      if (!(err instanceof TimestampUnavailableError)) throw err;
+      await this.recordDowngrade(req, null, policy, 'B-B', err.message);
+      return 'B-B';
+    }
+  }
+
   private async recordDowngrade(
     req: RequestEntity,
     party: PartyEntity | null,
@@ -392,12 +408,12 @@ export class SealService implements OnModuleInit {
       this.audit.record(manager, {
         orgId: req.orgId,
         refId: req.refId,
-        type: 'signature.level_accepted',
+        partyOrder: party?.order ?? null,
+        type: LEVEL_ACCEPTED_EVENT,
         actor: 'operator',
         data: { party: party?.order ?? 'seal', required: policy.required, reached, reason: reason.slice(0, 300) },
       }),
     );
-    this.metrics.downgraded(party ? 'party' : 'document');
     this.log.warn(
       `request ${req.refId}: ${party ? `party ${party.order}` : 'the seal'} completed at ${reached} (operator)`,
     );
@@ -484,6 +500,9 @@ export class SealService implements OnModuleInit {
     policy: LevelPolicy,
   ): Promise<boolean> {
     const base = req.signedFileKey ?? req.fileKey;
+    // The level this completion reaches is settled before the certificate says it: the organisation's, or (an
+    // operator having accepted less) what can be had when no timestamp authority answers. Nothing below falls back.
+    const planned = await this.plannedLevel(req, policy);
     const events = await this.audit.list(this.db.manager, req.orgId, req.refId);
     const now = this.clock.now();
     const certificate: CompletionCertificateInput = {
@@ -500,7 +519,7 @@ export class SealService implements OnModuleInit {
       chainIntact: this.audit.verifyChain(events) === null,
       lastHash: events[events.length - 1]?.hash ?? '',
       timeZone: org.timeZone,
-      evidence: { level: policy.required, timestamps: this.timestamps.describe() },
+      evidence: { level: planned, timestamps: this.timestamps.describe() },
     };
     const seal = await this.pki.sealSigner(org);
     const prepared = await this.engine.prepareCompletion(await this.storage.get(base), certificate, {
@@ -510,19 +529,12 @@ export class SealService implements OnModuleInit {
       signingTime: now,
     });
     const cms = await this.engine.signWith(prepared.digest, seal.signer);
-    const sealed = await this.finish(req, null, prepared, cms, policy);
+    const sealed = await this.engine.finish(prepared, cms, levelRank(planned) >= levelRank('B-T') ? 'B-T' : 'B-B');
     let document = sealed.document;
     let level: SignatureLevel = sealed.level;
     let archive: ArchivedDocument | null = null;
-    const wanted = policy.archive;
-    if (wanted && sealed.level === 'B-T') {
-      try {
-        archive = await this.engine.archive(sealed.document, wanted);
-      } catch (err) {
-        if (!(err instanceof TimestampUnavailableError) || !policy.accepts('B-LT')) throw err;
-        archive = await this.engine.archive(sealed.document, 'B-LT');
-        await this.recordDowngrade(req, null, policy, 'B-LT', err.message);
-      }
+    if (planned === 'B-LT' || planned === 'B-LTA') {
+      archive = await this.engine.archive(sealed.document, planned);
       document = archive.document;
       level = archive.level;
     }
@@ -576,7 +588,6 @@ export class SealService implements OnModuleInit {
       await this.events.completed(manager, org, fresh, all, downloadUrl);
       return true;
     });
-    if (done) this.metrics.levelReached('document', level);
     return done;
   }
 
