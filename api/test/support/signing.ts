@@ -193,6 +193,8 @@ export interface Verified {
     signed: boolean;
     wholeDocument: boolean;
     validation: string;
+    /** pdfsig's 'Certificate Validation' line ('Certificate is Trusted.', 'Certificate has been Revoked.', …). */
+    certificate: string;
   }[];
   qpdf: { exitCode: number; warnings: string[]; newWarnings: string[] };
 }
