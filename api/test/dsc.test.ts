@@ -41,7 +41,7 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
       },
     });
     t = await startTestApp({ LOG_LEVEL: 'debug' }, { logDestination: sink });
-    await t.app.listen(0, '127.0.0.1');
+    // startTestApp listens already (at PUBLIC_URL).
     server = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
     key = await orgApiKey(t, 'acme');

@@ -265,7 +265,7 @@ describe('keep-alive connections', () => {
   it('keeps an idle connection open past the 5 s of Node by default, so a client reusing it is answered (no ECONNRESET)', async () => {
     const t = await startTestApp();
     try {
-      await t.app.listen(0, '127.0.0.1');
+      // startTestApp listens already (at PUBLIC_URL).
       const { port } = (t.app.getHttpServer() as Server).address() as AddressInfo;
       const socket = connect(port, '127.0.0.1');
       let received = '';
