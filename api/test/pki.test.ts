@@ -240,6 +240,40 @@ describe('the development PKI: AIA, OCSP and CRLs, with OpenSSL as the client', 
     expect((await manageRun(['revoke-certificate', '--serial', 'not-hex'])).code).toBe(1);
   });
 
+  it('replaces a revoked OCSP responder at the next answer', async () => {
+    const caId = /\/pki\/ca\/([a-z0-9_-]+)\.crt$/.exec((await linksOf('signer')).caIssuers!)![1];
+    const responders = () => t.db.getRepository(PkiCertificateEntity).find({ where: { kind: 'ocsp', caId } });
+    const signedBy = async () => {
+      const text = (await ocsp('orgCa', 'signer')).out;
+      expect(text).toContain(`${file.signer}: good`);
+      expect(text).toContain('Response verify OK');
+      // The responder's certificate travels in the response: its serial, as OpenSSL prints it.
+      return /Certificate:\s+Data:\s+Version: \d+ \(0x\d\)\s+Serial Number:\s+([0-9a-f:]+)/i
+        .exec(text)![1]
+        .replace(/:/g, '')
+        .toLowerCase()
+        .replace(/^0+/, '');
+    };
+    const first = await signedBy();
+    const [current] = await responders();
+    expect(first).toBe(current.serial);
+    expect(await manageRun(['revoke-certificate', '--serial', current.serial, '--reason', 'superseded'])).toMatchObject(
+      {
+        code: 0,
+      },
+    );
+    const replaced = await signedBy();
+    expect(replaced).not.toBe(current.serial);
+    const rows = (await responders()).map((r) => [r.serial, r.revokedAt !== null]);
+    expect(rows).toHaveLength(2);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        [current.serial, true],
+        [replaced, false],
+      ]),
+    );
+  });
+
   it('answers unknown for a serial its CA never issued, and unauthorized for a CA it does not hold', async () => {
     const unknown = await run('openssl', [
       'ocsp',

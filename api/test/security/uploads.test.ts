@@ -200,12 +200,11 @@ describe('uploads fuzzing: mutated PDFs, multipart edge cases, mutated signature
   describe('multipart bodies sent raw', () => {
     let server: Server;
     let port: number;
-    beforeAll(async () => {
+    beforeAll(() => {
+      // startTestApp listens already (at PUBLIC_URL).
       server = t.app.getHttpServer() as Server;
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       port = (server.address() as AddressInfo).port;
     });
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     const BOUNDARY = '----fuzz7MA4YWxkTrZu0gW';
     const field = (name: string, value: string) =>

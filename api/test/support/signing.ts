@@ -195,6 +195,8 @@ export interface Verified {
     validation: string;
     /** pdfsig's Signature Type: ETSI.CAdES.detached, or 'unknown' for a document timestamp (poppler 22). */
     type?: string;
+    /** pdfsig's 'Certificate Validation' line ('Certificate is Trusted.', 'Certificate has been Revoked.', …). */
+    certificate: string;
   }[];
   qpdf: { exitCode: number; warnings: string[]; newWarnings: string[] };
   /** pdf-verify's own reading of the long-term evidence. */

@@ -1,21 +1,25 @@
 import 'reflect-metadata';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createVerify, randomBytes } from 'node:crypto';
+import { createHash, createVerify, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDF, type Signer } from '@libpdf/core';
 import * as x509 from '@peculiar/x509';
 import {
+  caIdOf,
   certificateInfo,
   generateCa,
   generateRootCa,
+  issueOcspResponder,
   issueRsaLeaf,
   issueOrganisationCa,
   issueSealCertificate,
   issueSignerCertificate,
+  issueTsaCertificate,
   loadIssuer,
   pdfSignerFromPem,
+  pkiLinks,
   readPkcs12,
   type IssuerMaterial,
   type KeyPairPem,
@@ -478,5 +482,53 @@ describe('signing PDFs', () => {
     expect(report.signatures).toEqual([
       expect.objectContaining({ signer: 'Outside Signer', valid: true, trusted: true }),
     ]);
+  });
+});
+
+describe('where a certificate says its status can be had (issue 19)', () => {
+  const links = pkiLinks('https://sign.example.in/', 'org-org-42-0123456789ab');
+
+  it('names the OCSP responder, the issuer certificate and the CRL of the issuing CA, as OpenSSL reads them', async () => {
+    const issued = [
+      (await issueSealCertificate(orgCa, ORG, now, links)).certPem,
+      (await issueSignerCertificate(issuer, { name: 'A', organisation: 'O' }, now, links)).certificatePem,
+      (await issueOrganisationCa(root, ORG, now, links)).certPem,
+      (await issueTsaCertificate(root, now, links)).certPem,
+      (await issueRsaLeaf(orgCa, { commonName: 'R' }, now, { minutes: 30 }, links)).certPem,
+    ];
+    for (const pem of issued) {
+      const text = openssl('x509', '-in', file('linked.pem', pem), '-noout', '-text');
+      expect(text).toContain('OCSP - URI:https://sign.example.in/pki/ocsp');
+      expect(text).toContain('CA Issuers - URI:https://sign.example.in/pki/ca/org-org-42-0123456789ab.crt');
+      expect(text).toMatch(
+        /X509v3 CRL Distribution Points:\s+Full Name:\s+URI:https:\/\/sign\.example\.in\/pki\/crl\/org-org-42-0123456789ab\.crl/,
+      );
+    }
+    // Without links (the seal of an earlier version), none.
+    expect(openssl('x509', '-in', file('plain.pem', seal.certPem), '-noout', '-text')).not.toContain(
+      'Authority Information Access',
+    );
+  });
+
+  it("issues a CA's delegated OCSP responder: id-kp-OCSPSigning, id-pkix-ocsp-nocheck, a year under the CA", async () => {
+    const responder = await issueOcspResponder(orgCa, now);
+    const c = cert(responder.certPem);
+    expect(await c.verify({ publicKey: cert(orgCa.certPem).publicKey, date: now })).toBe(true);
+    expect(c.subjectName.getField('O')).toEqual([ORG.name]);
+    expect(c.subjectName.getField('CN')).toEqual([`${ORG.name} e-Sign Seal CA OCSP Responder`]);
+    expect(c.notAfter).toEqual(addYears(notBefore, 1));
+    expect(extensions(c).basic).toMatchObject({ ca: false, critical: true });
+    expect(extensions(c).usage).toMatchObject({ usages: x509.KeyUsageFlags.digitalSignature, critical: true });
+    const text = openssl('x509', '-in', file('responder.pem', responder.certPem), '-noout', '-text');
+    expect(text).toMatch(/X509v3 Extended Key Usage:\s+OCSP Signing/);
+    expect(text).toContain('OCSP No Check');
+  });
+
+  it('names a CA by what it is and its certificate, in URL-safe characters', () => {
+    const sha = createHash('sha256')
+      .update(Buffer.from(cert(orgCa.certPem).rawData))
+      .digest('hex');
+    expect(caIdOf('org-org-42', orgCa.certPem)).toBe(`org-org-42-${sha.slice(0, 12)}`);
+    expect(() => caIdOf('Org 42/..', orgCa.certPem)).toThrow('cannot name a CA in a URL');
   });
 });

@@ -182,13 +182,15 @@ export class PkiRegistry {
   }
 
   /**
-   * The CA's delegated OCSP responder, valid at `now`: the stored one, or a new one (issueOcspResponder) stored unless
-   * another node stored one first (then theirs). Recorded in the registry like everything the CA issues.
+   * The CA's delegated OCSP responder, valid at `now`: the stored one (read each time: another node may have replaced
+   * it), or a new one (issueOcspResponder) stored unless another node stored one first (then theirs). Recorded in the
+   * registry like everything the CA issues; revoking it (`manage revoke-certificate`) makes the next answer use a new
+   * one.
    */
   async responder(authority: PkiAuthorityEntity, now: Date): Promise<SigningKey> {
-    const cached = this.responders.get(authority.id);
-    if (cached && usable(cached.certPem, now)) return cached.signer;
     let row = await this.db.manager.findOneByOrFail(PkiAuthorityEntity, { id: authority.id });
+    const cached = this.responders.get(authority.id);
+    if (cached && cached.certPem === row.responderCertPem && usable(cached.certPem, now)) return cached.signer;
     if (!row.responderCertPem || !row.responderKeyPem || !usable(row.responderCertPem, now)) {
       const made = await issueOcspResponder(await this.caPair(authority), now);
       const old = row.responderCertPem;
@@ -272,11 +274,24 @@ export class PkiRegistry {
         `The certificate "${row.subject}" (serial ${serial}) was already revoked on ${row.revokedAt.toISOString()} (${row.revocationReason}).`,
       );
     const now = this.clock.now();
-    await this.db.manager.update(
-      PkiCertificateEntity,
-      { serial: row.serial, caId: row.caId, revokedAt: IsNull() },
-      { revokedAt: now, revocationReason: reason },
-    );
+    await this.db.transaction(async (manager) => {
+      await manager.update(
+        PkiCertificateEntity,
+        { serial: row.serial, caId: row.caId, revokedAt: IsNull() },
+        { revokedAt: now, revocationReason: reason },
+      );
+      // A revoked OCSP responder signs no more answers: the CA gets a new one at its next answer.
+      const authority = row.kind === 'ocsp' ? await manager.findOneBy(PkiAuthorityEntity, { id: row.caId }) : null;
+      if (
+        authority?.responderCertPem &&
+        normaliseSerial(certificate(authority.responderCertPem).serialNumber) === row.serial
+      )
+        await manager.update(
+          PkiAuthorityEntity,
+          { id: authority.id },
+          { responderCertPem: null, responderKeyPem: null },
+        );
+    });
     return { ...row, revokedAt: now, revocationReason: reason };
   }
 }
