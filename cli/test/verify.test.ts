@@ -5,9 +5,7 @@ import { join } from 'node:path';
 import { constants, createHash, generateKeyPairSync, sign as signWith, X509Certificate } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate } from '@peculiar/asn1-x509';
-import { checkChain } from '../src/verify/chain';
-import { checkCms } from '../src/verify/cms';
-import { findSignatures } from '../src/verify/pdf';
+import { checkChain, checkCms, findSignatures } from '@esign/verifier';
 import { demoSessionKey, DEMO, REPO, runCli, startApi, type StartedApi } from './support/api-server';
 import { sharedDir, signaturePngDataUrl } from './support/fixtures';
 
