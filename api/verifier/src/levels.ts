@@ -113,6 +113,8 @@ export function signatureLevel(args: {
   for (const status of args.statuses) {
     if (status.status === 'no data') missing.push(`the file carries no revocation data for '${status.subject}'`);
     else if (!status.verified) missing.push(`the revocation data for '${status.subject}' does not verify`);
+    else if (status.status === 'unknown')
+      missing.push(`the OCSP responder does not know the certificate '${status.subject}'`);
   }
   if (missing.length) return { level: 'B-T', missing };
   if (!args.archived) return { level: 'B-LT', missing: ['no document timestamp covers it'] };
