@@ -111,7 +111,7 @@ const STATUS_TEXT = (s: { valid: boolean }) => (s.valid ? 'valid' : 'NOT VALID')
 function revocationText(r: RevocationStatus, when: (iso: string | null) => string): string {
   if (r.status === 'no data') return `'${r.subject}' (${r.role}): no revocation data in the file`;
   const time = r.source === 'OCSP' ? `produced ${when(r.producedAt)}` : `this update ${when(r.thisUpdate)}`;
-  const revoked = r.status === 'revoked' ? `, revoked ${when(r.revokedAt)}` : '';
+  const revoked = r.status === 'revoked' ? ` on ${when(r.revokedAt)}` : '';
   const unverified = r.verified ? '' : ', its signature does NOT verify';
   return `'${r.subject}' (${r.role}): ${r.status}${revoked} (${r.source}, ${time}${unverified})`;
 }
