@@ -66,13 +66,29 @@ export function encapsulatedContent(signed: pkijs.SignedData): Buffer | null {
   return content ? bytesOf(content.getValue()) : null;
 }
 
+/**
+ * Node certificates by their DER's SHA-256, so a certificate met in several places (every signature carries the same
+ * chain, every timestamp the TSA's) is one object, parsed once by Node and once by pkijs. Bounded: the oldest go.
+ */
+const known = new Map<string, X509Certificate>();
+export function certificateFrom(der: Uint8Array): X509Certificate {
+  const key = sha('sha256', der).toString('base64');
+  let cert = known.get(key);
+  if (!cert) {
+    cert = new X509Certificate(der);
+    if (known.size >= 1000) known.delete(known.keys().next().value as string);
+    known.set(key, cert);
+  }
+  return cert;
+}
+
 /** Every X.509 certificate of a SignedData (or an OCSP response), as Node certificates; unreadable ones left out. */
 export function certificatesOf(list: unknown[] | undefined): X509Certificate[] {
   const out: X509Certificate[] = [];
   for (const item of list ?? []) {
     if (!(item instanceof pkijs.Certificate)) continue;
     try {
-      out.push(new X509Certificate(bytesOf(item.toSchema().toBER(false))));
+      out.push(certificateFrom(bytesOf(item.toSchema().toBER(false))));
     } catch {
       // a certificate Node cannot read is not usable for a chain either
     }
@@ -80,15 +96,19 @@ export function certificatesOf(list: unknown[] | undefined): X509Certificate[] {
   return out;
 }
 
-/** A certificate's pkijs view (issuer name, serial, extensions, key bits), parsed once. */
-const views = new WeakMap<X509Certificate, pkijs.Certificate>();
-export function pkijsView(cert: X509Certificate): pkijs.Certificate {
-  let view = views.get(cert);
-  if (!view) {
-    view = new pkijs.Certificate({ schema: parseAsn1(cert.raw) });
+/** A certificate's pkijs view (issuer name, serial, extensions, key bits), parsed once; null when pkijs cannot. */
+const views = new WeakMap<X509Certificate, pkijs.Certificate | null>();
+export function pkijsView(cert: X509Certificate): pkijs.Certificate | null {
+  if (!views.has(cert)) {
+    let view: pkijs.Certificate | null;
+    try {
+      view = new pkijs.Certificate({ schema: parseAsn1(cert.raw) });
+    } catch {
+      view = null;
+    }
     views.set(cert, view);
   }
-  return view;
+  return views.get(cert) ?? null;
 }
 
 /** An INTEGER's value as lower-case hex without leading zero bytes (how serial numbers are compared). */
@@ -102,29 +122,37 @@ export const serialHex = (cert: X509Certificate): string => cert.serialNumber.to
 
 /** The value of a certificate's subjectKeyIdentifier extension, hex; null without one. */
 export function subjectKeyIdentifier(cert: X509Certificate): string | null {
-  const ext = pkijsView(cert).extensions?.find((e) => e.extnID === '2.5.29.14');
+  const ext = pkijsView(cert)?.extensions?.find((e) => e.extnID === '2.5.29.14');
   const value = ext?.parsedValue as asn1js.OctetString | undefined;
   return value ? bytesOf(value.valueBlock.valueHexView).toString('hex') : null;
 }
 
 /** Does the certificate say it may sign timestamps (extended key usage id-kp-timeStamping)? */
 export function canTimestamp(cert: X509Certificate): boolean {
-  const ext = pkijsView(cert).extensions?.find((e) => e.extnID === '2.5.29.37');
+  const ext = pkijsView(cert)?.extensions?.find((e) => e.extnID === '2.5.29.37');
   const usage = ext?.parsedValue as pkijs.ExtKeyUsage | undefined;
   return Boolean(usage?.keyPurposes?.includes(OID.timeStamping));
 }
 
 /** The DER of the certificate's subject name (what an OCSP CertID hashes as the issuer's name). */
-export const subjectNameDer = (cert: X509Certificate): Buffer =>
-  bytesOf(pkijsView(cert).subject.toSchema().toBER(false));
+const names = new WeakMap<X509Certificate, Buffer | null>();
+export function subjectNameDer(cert: X509Certificate): Buffer | null {
+  if (!names.has(cert)) {
+    const view = pkijsView(cert);
+    names.set(cert, view ? bytesOf(view.subject.toSchema().toBER(false)) : null);
+  }
+  return names.get(cert) ?? null;
+}
 
 /** The subject public key's bits (what an OCSP CertID hashes as the issuer's key). */
-export const publicKeyBits = (cert: X509Certificate): Buffer =>
-  bytesOf(pkijsView(cert).subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView);
+export function publicKeyBits(cert: X509Certificate): Buffer | null {
+  const view = pkijsView(cert);
+  return view ? bytesOf(view.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView) : null;
+}
 
 /** The certificate's issuer name equals `name` (as pkijs compares names). */
 export const issuerIs = (cert: X509Certificate, name: pkijs.RelativeDistinguishedNames): boolean =>
-  pkijsView(cert).issuer.isEqual(name);
+  pkijsView(cert)?.issuer.isEqual(name) ?? false;
 
 export const sha = (algorithm: string, ...parts: Uint8Array[]): Buffer => {
   const hash = createHash(algorithm);

@@ -18,6 +18,8 @@ export interface Evidence {
   /** SHA-256 fingerprints of the DSS's certificates. */
   dssCertificates: Set<string>;
   revocation: RevocationData;
+  /** Revocation statuses already worked out, by certificate and issuer (a TSA's recur in every signature). */
+  statuses?: Map<string, RevocationStatus>;
 }
 
 /** Would it still validate at `date`, with only what the file carries? */
@@ -51,9 +53,18 @@ export function pathStatuses(
   ev: Evidence,
 ): RevocationStatus[] {
   const out: RevocationStatus[] = [];
+  ev.statuses ??= new Map();
   path.forEach((cert, i) => {
     if (selfSigned(cert) || isAnchor(ev, cert)) return;
-    out.push(revocationStatus(cert, path[i + 1] ?? null, i === 0 ? roles[0] : roles[1], ev.revocation, ev.pool));
+    const issuer = path[i + 1] ?? null;
+    const role = i === 0 ? roles[0] : roles[1];
+    const key = `${cert.fingerprint256}/${issuer?.fingerprint256 ?? ''}`;
+    let status = ev.statuses!.get(key);
+    if (!status) {
+      status = revocationStatus(cert, issuer, role, ev.revocation, ev.pool);
+      ev.statuses!.set(key, status);
+    }
+    out.push({ ...status, role });
   });
   return out;
 }

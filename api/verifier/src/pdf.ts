@@ -1,5 +1,4 @@
 import { inflateSync } from 'node:zlib';
-import * as asn1js from 'asn1js';
 
 /**
  * Just enough PDF reading for the verifier: the signature dictionaries (those with /ByteRange and /Contents, which a
@@ -107,11 +106,20 @@ export function parsePdfDate(text: string | null): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-/** The length of the ASN.1 element at the start of `bytes` (read by asn1js), or null when it is not one. */
+/**
+ * The length of the DER element at the start of `bytes` (definite lengths only), or null: where the CMS ends and the
+ * placeholder's zero padding begins. Reading one length header (kept from the CLI's first verifier) costs nothing,
+ * where asn1js would parse the whole CMS once more.
+ */
 function derLength(bytes: Buffer): number | null {
   if (bytes.length < 2) return null;
-  const parsed = asn1js.fromBER(bytes);
-  return parsed.offset === -1 ? null : parsed.offset;
+  const first = bytes[1];
+  if (first < 0x80) return 2 + first;
+  const n = first & 0x7f;
+  if (n === 0 || n > 4 || bytes.length < 2 + n) return null;
+  let len = 0;
+  for (let i = 0; i < n; i++) len = len * 256 + bytes[2 + i];
+  return 2 + n + len;
 }
 
 /** Objects of the compressed object streams (/Type /ObjStm, FlateDecode), by object number: the latest wins. */

@@ -1,4 +1,5 @@
-import { X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
+import { certificateFrom } from './asn1';
 import type { SignatureLevel } from '@esign/contract';
 import { checkChain, commonName, type ChainCheck } from './chain';
 import { checkCms, type CmsCheck } from './cms';
@@ -133,7 +134,7 @@ const label = (s: { field: string; signer: string | null }) =>
 const certificatesFrom = (ders: Uint8Array[]): X509Certificate[] =>
   ders.flatMap((der) => {
     try {
-      return [new X509Certificate(der)];
+      return [certificateFrom(der)];
     } catch {
       return [];
     }

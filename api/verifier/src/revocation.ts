@@ -113,10 +113,11 @@ function singleResponseFor(
     if (integerHex(id.serialNumber) !== serial) continue;
     const digest = DIGESTS[id.hashAlgorithm.algorithmId];
     if (!digest) continue;
+    const [name, key] = [subjectNameDer(issuer), publicKeyBits(issuer)];
+    if (!name || !key) return null;
     const nameHash = bytesOf(id.issuerNameHash.valueBlock.valueHexView);
     const keyHash = bytesOf(id.issuerKeyHash.valueBlock.valueHexView);
-    if (nameHash.equals(sha(digest, subjectNameDer(issuer))) && keyHash.equals(sha(digest, publicKeyBits(issuer))))
-      return single;
+    if (nameHash.equals(sha(digest, name)) && keyHash.equals(sha(digest, key))) return single;
   }
   return null;
 }
@@ -177,9 +178,9 @@ export function revocationStatus(
       verified: ocspVerified(entry, issuer, pool),
     });
   }
-  const issuerName = pkijsView(cert).issuer;
+  const issuerName = pkijsView(cert)?.issuer;
   for (const crl of data.crls) {
-    if (!crl.issuer.isEqual(issuerName)) continue;
+    if (!issuerName || !crl.issuer.isEqual(issuerName)) continue;
     const serial = serialHex(cert);
     const entry = crl.revokedCertificates?.find((r) => integerHex(r.userCertificate) === serial);
     found.push({
