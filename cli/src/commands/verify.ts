@@ -116,7 +116,7 @@ function revocationText(r: RevocationStatus, when: (iso: string | null) => strin
   return `'${r.subject}' (${r.role}): ${r.status}${revoked} (${r.source}, ${time}${unverified})`;
 }
 
-function signatureLines(s: SignatureReport, when: (iso: string | null) => string): string[] {
+function signatureLines(s: SignatureReport, when: (iso: string | null) => string, dss: boolean): string[] {
   const lines: string[] = [];
   if (s.timestamp)
     lines.push(
@@ -124,7 +124,8 @@ function signatureLines(s: SignatureReport, when: (iso: string | null) => string
     );
   if (s.level && s.levelMissing.length && s.level !== 'B-B')
     lines.push(`  ${s.field}: not ${nextLevel(s.level)}: ${s.levelMissing.join('; ')}`);
-  for (const r of s.revocation) lines.push(`  ${s.field}: revocation: ${revocationText(r, when)}`);
+  // Without a DSS every certificate would read 'no revocation data': the dss line says it once.
+  if (dss) for (const r of s.revocation) lines.push(`  ${s.field}: revocation: ${revocationText(r, when)}`);
   if (s.at)
     lines.push(
       `  ${s.field}: at ${when(s.at.date)}: ${s.at.valid ? 'would still validate' : `would NOT validate: ${s.at.reasons.join('; ')}`}`,
@@ -152,7 +153,7 @@ function human(result: VerifyResult, zone: string | null): string[] {
     ...(rows.length
       ? table(['FIELD', 'SIGNER', 'METHOD', 'LEVEL', 'SIGNED AT', 'INTEGRITY', 'CHAIN', 'STATUS'], rows)
       : []),
-    ...result.signatures.flatMap((s) => signatureLines(s, when)),
+    ...result.signatures.flatMap((s) => signatureLines(s, when, result.dss.present)),
     ...result.documentTimestamps.flatMap((d) => [
       `document timestamp ${d.field}: ${when(d.time)} by '${d.tsa ?? '?'}', ${d.intact ? 'intact' : `BROKEN: ${d.problem}`}, chain ${d.chain.status === 'not checked' ? `not checked: ${d.chain.reason}` : d.chain.status}: ${STATUS_TEXT(d)}`,
       ...d.revocation.map((r) => `  ${d.field}: revocation: ${revocationText(r, when)}`),
