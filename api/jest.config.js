@@ -41,7 +41,10 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
-  moduleNameMapper: { '^@esign/contract$': join(__dirname, 'contract/src/index.ts') },
+  moduleNameMapper: {
+    '^@esign/contract$': join(__dirname, 'contract/src/index.ts'),
+    '^@esign/verifier$': join(__dirname, 'verifier/src/index.ts'),
+  },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,

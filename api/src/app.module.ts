@@ -19,6 +19,7 @@ import { RequestsModule } from './modules/requests/requests.module';
 import { SecretsModule } from './modules/secrets/secrets.module';
 import { SigningModule } from './modules/signing/signing.module';
 import { StorageModule } from './modules/storage/storage.module';
+import { VerificationModule } from './modules/verification/verification.module';
 import { WebController } from './modules/web/web.controller';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
@@ -65,6 +66,7 @@ export class AppModule {
         SigningModule,
         RecipientsModule,
         RecipientListModule,
+        VerificationModule,
       ],
       // WebController last: its routes are exact paths, but keep the API's first in the route table.
       controllers: [HealthController, WebController],

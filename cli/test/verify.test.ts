@@ -5,22 +5,24 @@ import { join } from 'node:path';
 import { constants, createHash, generateKeyPairSync, sign as signWith, X509Certificate } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate } from '@peculiar/asn1-x509';
-import { checkChain } from '../src/verify/chain';
-import { checkCms } from '../src/verify/cms';
-import { findSignatures } from '../src/verify/pdf';
+import { checkChain, checkCms, findSignatures } from '@esign/verifier';
 import { demoSessionKey, DEMO, REPO, runCli, startApi, type StartedApi } from './support/api-server';
 import { sharedDir, signaturePngDataUrl } from './support/fixtures';
 
 const PDFS = join(sharedDir(), 'fixtures', 'pdfs');
 
-/** pdfsig's verdict per signature, in its order: true when 'Signature is Valid.'. Unsigned fields are left out. */
+/**
+ * pdfsig's verdict per signature, in its order: true when 'Signature is Valid.'. Unsigned fields are left out, and so
+ * are document timestamps (poppler 22 prints 'Signature Type: unknown' for them and cannot verify them; the verifier
+ * lists them apart, under documentTimestamps).
+ */
 function pdfsigVerdicts(file: string): { field: string; valid: boolean; wholeDocument: boolean; text: string }[] {
   const run = spawnSync('pdfsig', [file], { encoding: 'utf8' });
   const out = `${run.stdout}${run.stderr}`;
   return out
     .split(/^Signature #\d+:$/m)
     .slice(1)
-    .filter((block) => /Signature Validation:/.test(block))
+    .filter((block) => /Signature Validation:/.test(block) && !/Signature Type: unknown/.test(block))
     .map((block) => ({
       field: /Signature Field Name: (.*)$/m.exec(block)?.[1].trim() ?? '',
       valid: /Signature Validation: Signature is Valid\./.test(block),

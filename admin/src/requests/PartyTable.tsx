@@ -1,6 +1,6 @@
 import { Messages } from '@esign/contract';
 import type { PartyView, RequestListItem } from '@esign/contract';
-import { Button, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useNotify, useRecordContext, useRefresh } from 'react-admin';
 import { orgId, v1 } from '../api';
@@ -81,42 +81,57 @@ const PartyStatus = ({ party }: { party: PartyView }) => {
   );
 };
 
-/** The expanded row of a request or a draft: one line per party (spec section 2, Dashboard). */
+/**
+ * The expanded row of a request or a draft: one line per party (spec section 2, Dashboard); under it, for a completed
+ * request, the link to its verification report (issue 19: signatures, levels, timestamps, revocation data).
+ */
 const PartyTable = () => {
   const record = useRecordContext<RequestListItem>();
   if (!record) return null;
+  const report = record.request_status === 'completed' ? record.verification_url : null;
   return (
-    <Table size="small" data-testid="party-table" sx={{ bgcolor: 'background.default' }}>
-      <TableHead>
-        <TableRow>
-          {COLUMNS.map((name) => (
-            <TableCell key={name} sx={{ fontWeight: 600 }}>
-              {name}
-            </TableCell>
-          ))}
-        </TableRow>
-      </TableHead>
-      <TableBody>
-        {record.data.map((party) => (
-          <TableRow key={party.order} data-testid={`party-${party.order}`}>
-            <TableCell>{party.name}</TableCell>
-            <TableCell>{party.email}</TableCell>
-            <TableCell>
-              <DocLink href={party.uploadUrl} label="Original document" />
-            </TableCell>
-            <TableCell>
-              {party.downloadUrl ? <DocLink href={party.downloadUrl} label="Signed document" /> : Messages.notGenerated}
-            </TableCell>
-            <TableCell>{party.sign_url ? <DocLink href={party.sign_url} label="Sign Url" /> : '-'}</TableCell>
-            <TableCell>
-              <PartyStatus party={party} />
-            </TableCell>
-            <TableCell>{party.status === 'in-progress' ? <ResendInvite party={party} /> : '-'}</TableCell>
-          </TableRow>
-        ))}
-      </TableBody>
-    </Table>
+    <>
+      <Parties record={record} />
+      {report && (
+        <Box sx={{ px: 2, py: 1, bgcolor: 'background.default' }} data-testid="verification-report">
+          <DocLink href={report} label={Messages.verificationReport} />
+        </Box>
+      )}
+    </>
   );
 };
+
+const Parties = ({ record }: { record: RequestListItem }) => (
+  <Table size="small" data-testid="party-table" sx={{ bgcolor: 'background.default' }}>
+    <TableHead>
+      <TableRow>
+        {COLUMNS.map((name) => (
+          <TableCell key={name} sx={{ fontWeight: 600 }}>
+            {name}
+          </TableCell>
+        ))}
+      </TableRow>
+    </TableHead>
+    <TableBody>
+      {record.data.map((party) => (
+        <TableRow key={party.order} data-testid={`party-${party.order}`}>
+          <TableCell>{party.name}</TableCell>
+          <TableCell>{party.email}</TableCell>
+          <TableCell>
+            <DocLink href={party.uploadUrl} label="Original document" />
+          </TableCell>
+          <TableCell>
+            {party.downloadUrl ? <DocLink href={party.downloadUrl} label="Signed document" /> : Messages.notGenerated}
+          </TableCell>
+          <TableCell>{party.sign_url ? <DocLink href={party.sign_url} label="Sign Url" /> : '-'}</TableCell>
+          <TableCell>
+            <PartyStatus party={party} />
+          </TableCell>
+          <TableCell>{party.status === 'in-progress' ? <ResendInvite party={party} /> : '-'}</TableCell>
+        </TableRow>
+      ))}
+    </TableBody>
+  </Table>
+);
 
 export default PartyTable;

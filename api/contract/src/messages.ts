@@ -39,6 +39,8 @@ export const Messages = {
   deletedRows: '{count} row(s) deleted.',
   partyRejectedOn: 'Rejected on {date}',
   partyRemark: 'Remark: {remark}',
+  // A completed request's verification report (issue 19): the link in the expanded row, and the report page's title.
+  verificationReport: 'Verification report',
 
   // Drafts
   draftRequests: 'Draft Requests',

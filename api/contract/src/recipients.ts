@@ -375,6 +375,8 @@ export interface ReturnUrlResponse {
   message: string;
   return_url: string | null;
   download_url?: string | null;
+  /** The verification report of the signed document (a page behind a signed link), once the document is signed. */
+  verification_url?: string | null;
 }
 
 export interface FailedResponse {

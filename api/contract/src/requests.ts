@@ -123,6 +123,11 @@ export interface RequestListItem {
   /** When the request was submitted and when every party had signed (ISO 8601); null until then. */
   submitted_at?: string | null;
   completed_at?: string | null;
+  /**
+   * A completed request's verification report (its signatures, levels, timestamps and revocation data), as a page
+   * behind a signed link (12 h); absent until the request is completed.
+   */
+  verification_url?: string | null;
   data: PartyView[];
 }
 

@@ -20,6 +20,8 @@ export const PUBLIC_ROUTES = [
   'GET /docs/logos/:orgId.png',
   // Document links carry their own expiry and HMAC (checked by the route), as they open in a new tab.
   'GET /docs/files/:orgId/:id/:kind.pdf',
+  // A request's verification report as a page: the same expiry and HMAC in the link, checked by the route.
+  'GET /docs/reports/:orgId/:refId/verification.html',
   // The ESP's answer comes through the signer's browser from the ESP's page: its XML signature, txn and hash are the
   // proof (test/aadhaar.test.ts). The sandbox ESP's pages stand in for an outside service.
   'POST /v1/aadhaar/response/:orgId/:requestId',

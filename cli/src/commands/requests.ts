@@ -36,7 +36,7 @@ async function orgIdOf(client: ApiClient): Promise<string> {
  * The organisation's time zone, for the times the human output writes (formatDateTime, as everywhere a person reads a
  * time); JSON output keeps ISO 8601 and asks nothing.
  */
-async function timeZoneOf(client: ApiClient, io: { json: boolean }): Promise<string | null> {
+export async function timeZoneOf(client: ApiClient, io: { json: boolean }): Promise<string | null> {
   if (io.json) return null;
   const org = await client.request<Organisation>(
     'GET',

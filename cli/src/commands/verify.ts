@@ -1,18 +1,28 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { X509Certificate } from 'node:crypto';
+import { formatDateTime } from '@esign/contract';
+import {
+  certificatesFromPem,
+  looksLikePdf,
+  pdfText,
+  readCertificate,
+  verifyDocument,
+  type AuditCheck,
+  type DocumentReport,
+  type RevocationStatus,
+  type SignatureReport,
+} from '@esign/verifier';
 import type { Command } from 'commander';
 import { ApiClient, connection } from '../core/client';
 import { action, type CommandContext } from '../core/command';
 import { CliError, ExitCode } from '../core/errors';
 import { emit, table } from '../core/output';
-import { pdfText, readCertificate, type AuditCheck } from '../verify/audit';
-import { certificatesFromPem } from '../verify/chain';
-import { looksLikePdf } from '../verify/pdf';
-import { verifyDocument, type DocumentReport } from '../verify/report';
+import { timeZoneOf } from './requests';
 
 interface VerifyOptions {
   ca: string[];
   offline?: boolean;
+  at?: string;
 }
 
 /** What `GET /api/requests/:refId/audit` answers (the parts compared). */
@@ -95,29 +105,100 @@ async function checkAudit(ctx: CommandContext, file: string, offline: boolean): 
   };
 }
 
-function human(result: VerifyResult): string[] {
+const STATUS_TEXT = (s: { valid: boolean }) => (s.valid ? 'valid' : 'NOT VALID');
+
+/** One certificate's revocation status, as a person reads it. */
+function revocationText(r: RevocationStatus, when: (iso: string | null) => string): string {
+  if (r.status === 'no data') return `'${r.subject}' (${r.role}): no revocation data in the file`;
+  const time = r.source === 'OCSP' ? `produced ${when(r.producedAt)}` : `this update ${when(r.thisUpdate)}`;
+  const revoked = r.status === 'revoked' ? ` on ${when(r.revokedAt)}` : '';
+  const unverified = r.verified ? '' : ', its signature does NOT verify';
+  return `'${r.subject}' (${r.role}): ${r.status}${revoked} (${r.source}, ${time}${unverified})`;
+}
+
+function signatureLines(s: SignatureReport, when: (iso: string | null) => string, dss: boolean): string[] {
+  const lines: string[] = [];
+  if (s.timestamp)
+    lines.push(
+      `  ${s.field}: timestamp ${when(s.timestamp.time)} by '${s.timestamp.tsa ?? '?'}'${s.timestamp.problem ? `: ${s.timestamp.problem}` : ''}`,
+    );
+  if (s.level && s.levelMissing.length && s.level !== 'B-B')
+    lines.push(`  ${s.field}: not ${nextLevel(s.level)}: ${s.levelMissing.join('; ')}`);
+  // Without a DSS every certificate would read 'no revocation data': the dss line says it once.
+  if (dss) for (const r of s.revocation) lines.push(`  ${s.field}: revocation: ${revocationText(r, when)}`);
+  if (s.at)
+    lines.push(
+      `  ${s.field}: at ${when(s.at.date)}: ${s.at.valid ? 'would still validate' : `would NOT validate: ${s.at.reasons.join('; ')}`}`,
+    );
+  return lines;
+}
+
+const nextLevel = (level: string) => ({ 'B-B': 'B-T', 'B-T': 'B-LT', 'B-LT': 'B-LTA' })[level] ?? level;
+
+function human(result: VerifyResult, zone: string | null): string[] {
+  const when = (iso: string | null) => (iso ? formatDateTime(iso, zone) : '?');
   const rows = result.signatures.map((s) => [
     s.field,
     s.signer ?? '?',
-    s.signedAt ? s.signedAt.replace('.000Z', 'Z') : '?',
+    s.method ?? '-',
+    s.level ?? '-',
+    s.signedAt ? `${when(s.signedAt)}${s.signedAtSource === 'timestamp' ? ' (timestamp)' : ''}` : '?',
     s.integrity,
     s.chain.status === 'not checked' ? `not checked: ${s.chain.reason}` : s.chain.status,
-    s.coversWholeFile ? 'yes' : 'no',
+    STATUS_TEXT(s),
   ]);
+  const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
   const lines = [
-    `${result.file}: ${result.signatures.length} signature${result.signatures.length === 1 ? '' : 's'}`,
-    ...(rows.length ? table(['FIELD', 'SIGNER', 'SIGNED AT', 'INTEGRITY', 'CHAIN', 'COVERS WHOLE FILE'], rows) : []),
+    `${result.file}: ${count(result.signatures.length, 'signature')}${result.documentTimestamps.length ? `, ${count(result.documentTimestamps.length, 'document timestamp')}` : ''}`,
+    ...(rows.length
+      ? table(['FIELD', 'SIGNER', 'METHOD', 'LEVEL', 'SIGNED AT', 'INTEGRITY', 'CHAIN', 'STATUS'], rows)
+      : []),
+    ...result.signatures.flatMap((s) => signatureLines(s, when, result.dss.present)),
+    ...result.documentTimestamps.flatMap((d) => [
+      `document timestamp ${d.field}: ${when(d.time)} by '${d.tsa ?? '?'}', ${d.intact ? 'intact' : `BROKEN: ${d.problem}`}, chain ${d.chain.status === 'not checked' ? `not checked: ${d.chain.reason}` : d.chain.status}: ${STATUS_TEXT(d)}`,
+      ...d.revocation.map((r) => `  ${d.field}: revocation: ${revocationText(r, when)}`),
+      ...(d.at
+        ? [
+            `  ${d.field}: at ${when(d.at.date)}: ${d.at.valid ? 'would still validate' : `would NOT validate: ${d.at.reasons.join('; ')}`}`,
+          ]
+        : []),
+    ]),
+    result.dss.present
+      ? `dss: ${count(result.dss.certificates, 'certificate')}, ${count(result.dss.ocsps, 'OCSP response')}, ${count(result.dss.crls, 'CRL')}`
+      : 'dss: none (no validation data in the file)',
     ...result.ignored.map((s) => `not checked: ${s.field}, a ${s.kind} signature (not a signer's)`),
     result.coverage.uncoveredBytes === 0
       ? 'coverage: the newest signature covers the whole file'
       : result.coverage.uncovered === 'whitespace'
         ? `coverage: only ${result.coverage.uncoveredBytes} bytes of whitespace after the newest signature`
-        : `coverage: ${result.coverage.uncoveredBytes} bytes after the newest signature are not signed (${result.coverage.uncovered}): modified after signing`,
+        : result.coverage.uncovered === 'validation data'
+          ? `coverage: ${result.coverage.uncoveredBytes} bytes after the newest signature hold only validation data (DSS)`
+          : `coverage: ${result.coverage.uncoveredBytes} bytes after the newest signature are not signed (${result.coverage.uncovered}): modified after signing`,
     `audit: ${result.audit.status}: ${result.audit.detail}`,
   ];
   for (const problem of result.problems) lines.push(`problem: ${problem}`);
   lines.push(result.ok ? 'verified: every check passed' : 'NOT verified');
   return lines;
+}
+
+/** --at: a date like 2027-01-31 (midnight UTC) or an ISO 8601 time. */
+function atArg(text: string | undefined): Date | null {
+  if (text === undefined) return null;
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00.000Z`) : new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(date.getTime()))
+    throw new CliError(`--at takes a date like 2027-01-31 or 2027-01-31T10:00:00Z (got "${text}").`, ExitCode.usage);
+  return date;
+}
+
+/** The organisation's time zone for the human output, when the API can be asked; else the default. */
+async function zoneFor(ctx: CommandContext, offline: boolean): Promise<string | null> {
+  const conn = connection(ctx.globals, ctx.env);
+  if (offline || ctx.io.json || !conn.key) return null;
+  try {
+    return await timeZoneOf(new ApiClient(conn), ctx.io);
+  } catch {
+    return null;
+  }
 }
 
 export async function verifyFile(ctx: CommandContext, file: string, opts: VerifyOptions): Promise<number> {
@@ -132,8 +213,9 @@ export async function verifyFile(ctx: CommandContext, file: string, opts: Verify
     );
   }
   if (!looksLikePdf(bytes)) throw new CliError(`${file} is not a PDF`, ExitCode.usage);
+  const at = atArg(opts.at);
   const anchors = readAnchors(opts.ca);
-  const report = verifyDocument(bytes, anchors, opts.ca.length > 0);
+  const report = verifyDocument(bytes, anchors, opts.ca.length > 0, { at });
   const audit = report.signatures.length
     ? await checkAudit(ctx, file, Boolean(opts.offline))
     : {
@@ -147,7 +229,8 @@ export async function verifyFile(ctx: CommandContext, file: string, opts: Verify
   const problems = [...report.problems];
   if (audit.status === 'MISMATCH') problems.push(`the audit trail does not match: ${audit.detail}`);
   const result: VerifyResult = { ok: problems.length === 0, file, ...report, problems, audit };
-  emit(ctx.io, result, () => human(result));
+  const zone = await zoneFor(ctx, Boolean(opts.offline));
+  emit(ctx.io, result, () => human(result, zone));
   if (result.ok) return ExitCode.ok;
   const more =
     problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length === 2 ? '' : 's'})` : '';
@@ -155,15 +238,20 @@ export async function verifyFile(ctx: CommandContext, file: string, opts: Verify
   return ExitCode.verification;
 }
 
-/** esign-cli verify FILE.pdf: checks every signature, the chain to a CA, what is covered, and the audit trail. */
+/**
+ * esign-cli verify FILE.pdf: checks every signature (integrity, signer, method, chain, timestamp, revocation data,
+ * PAdES level), the document timestamps, what is covered, the audit trail, and with --at whether it would still
+ * validate at a later date.
+ */
 export function registerVerify(program: Command): void {
   program
     .command('verify')
     .description(
-      "Check a signed PDF: each signature's integrity, signer, time and chain, what it covers, and the audit trail",
+      "Check a signed PDF: each signature's integrity, signer, method, time, chain, level and revocation data, the document timestamps, what is covered, and the audit trail",
     )
     .argument('<file>', 'the signed PDF')
     .option('--ca <file>', 'trust this CA certificate (PEM; repeatable)', collect, [])
+    .option('--at <date>', 'also judge whether each signature would still validate at this date, from the file alone')
     .option('--offline', 'do not ask the API for the audit trail')
     .action(action(program, (ctx, file: string, opts: VerifyOptions) => verifyFile(ctx, file, opts)));
 }

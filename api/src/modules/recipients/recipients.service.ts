@@ -492,7 +492,10 @@ export class RecipientsService {
     return { code: 200, message: RecipientMessages.rejected, return_url: org.returnUrl };
   }
 
-  /** GET /v1/download/{orgId}/{requestId}: where to go after signing, and the signed document once it exists. */
+  /**
+   * GET /v1/download/{orgId}/{requestId}: where to go after signing, and the signed document and its verification
+   * report once it exists.
+   */
   async download(ctx: SignerContext): Promise<ReturnUrlResponse> {
     const { req, me, org } = await this.load(this.db.manager, ctx, false);
     const signed = me.status === 'completed' && req.signedFileKey && ['in-progress', 'completed'].includes(req.status);
@@ -501,6 +504,7 @@ export class RecipientsService {
       message: 'success',
       return_url: org.returnUrl,
       download_url: signed ? await this.links.documentUrl(req.orgId, req.refId, 'signed') : null,
+      verification_url: signed ? await this.links.reportUrl(req.orgId, req.refId) : null,
     };
   }
 

@@ -153,6 +153,9 @@ export class RequestListsService {
       seal_error: r.status === 'in-progress' ? r.sealError : null,
       submitted_at: r.submittedAt ? r.submittedAt.toISOString() : null,
       completed_at: r.completedAt ? r.completedAt.toISOString() : null,
+      ...(r.status === 'completed' && r.signedFileKey
+        ? { verification_url: await this.links.reportUrl(r.orgId, r.refId) }
+        : {}),
       data,
     };
   }

@@ -21,10 +21,10 @@ export function commonName(cert: X509Certificate): string {
   return (cn ?? cert.subject.replace(/\n/g, ', ')).trim();
 }
 
-const validAt = (cert: X509Certificate, at: Date) =>
+export const validAt = (cert: X509Certificate, at: Date) =>
   new Date(cert.validFrom).getTime() <= at.getTime() && at.getTime() <= new Date(cert.validTo).getTime();
 
-const issued = (child: X509Certificate, parent: X509Certificate): boolean => {
+export const issued = (child: X509Certificate, parent: X509Certificate): boolean => {
   try {
     return child.checkIssued(parent) && child.verify(parent.publicKey);
   } catch {
@@ -34,13 +34,14 @@ const issued = (child: X509Certificate, parent: X509Certificate): boolean => {
 
 /**
  * Builds the chain from the signer certificate through the CMS's certificates to one of the trust anchors, each
- * certificate valid at `at` (the signing time). Without anchors the chain is not checked.
+ * certificate valid at `at` (the signing time, or what `when` names). Without anchors the chain is not checked.
  */
 export function checkChain(
   signer: X509Certificate,
   pool: X509Certificate[],
   anchors: X509Certificate[],
   at: Date,
+  when = 'the signing time',
 ): ChainCheck {
   const path = [commonName(signer)];
   if (!anchors.length) return { status: 'not checked', reason: 'no CA given', path };
@@ -51,7 +52,7 @@ export function checkChain(
     if (!validAt(current, at))
       return {
         status: 'untrusted',
-        reason: `the certificate '${commonName(current)}' was not valid at the signing time (${current.validFrom} to ${current.validTo})`,
+        reason: `the certificate '${commonName(current)}' was not valid at ${when} (${current.validFrom} to ${current.validTo})`,
         path,
       };
     if (isAnchor(current)) return { status: 'trusted', reason: null, path };
@@ -60,7 +61,7 @@ export function checkChain(
       if (!validAt(anchor, at))
         return {
           status: 'untrusted',
-          reason: `the CA '${commonName(anchor)}' was not valid at the signing time`,
+          reason: `the CA '${commonName(anchor)}' was not valid at ${when}`,
           path: [...path, commonName(anchor)],
         };
       return { status: 'trusted', reason: null, path: [...path, commonName(anchor)] };
@@ -81,3 +82,28 @@ export function checkChain(
   }
   return { status: 'untrusted', reason: 'the certificate chain is too long', path };
 }
+
+/**
+ * The certificates from `cert` up to a trust anchor or a self-signed root, whatever their validity times: the chain
+ * whose certificates and revocation data long-term validation needs. `complete` when it ends at an anchor or a root.
+ */
+export function buildPath(
+  cert: X509Certificate,
+  pool: X509Certificate[],
+  anchors: X509Certificate[],
+): { path: X509Certificate[]; complete: boolean } {
+  const isAnchor = (c: X509Certificate) => anchors.some((a) => a.fingerprint256 === c.fingerprint256);
+  const candidates = [...anchors, ...pool];
+  const path = [cert];
+  for (let current = cert; path.length < 10;) {
+    if (isAnchor(current) || issued(current, current)) return { path, complete: true };
+    const parent = candidates.find((c) => c.fingerprint256 !== current.fingerprint256 && issued(current, c));
+    if (!parent || path.some((p) => p.fingerprint256 === parent.fingerprint256)) return { path, complete: false };
+    path.push(parent);
+    current = parent;
+  }
+  return { path, complete: false };
+}
+
+/** A root: it issued itself. */
+export const selfSigned = (cert: X509Certificate): boolean => issued(cert, cert);

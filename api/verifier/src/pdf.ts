@@ -1,9 +1,9 @@
 import { inflateSync } from 'node:zlib';
 
 /**
- * Just enough PDF reading for `esign-cli verify`: the signature dictionaries (those with /ByteRange and /Contents,
- * which a PDF must keep as plain bytes in the file since /ByteRange points at them), their fields' names (the field
- * may sit in a compressed object stream), and where each revision ends (%%EOF).
+ * Just enough PDF reading for the verifier: the signature dictionaries (those with /ByteRange and /Contents, which a
+ * PDF must keep as plain bytes in the file since /ByteRange points at them), their fields' names (the field may sit in
+ * a compressed object stream), and where each revision ends (%%EOF). The DSS is read in `pdf-objects.ts`.
  */
 
 export type ByteRange = [number, number, number, number];
@@ -23,6 +23,8 @@ export interface PdfSignature {
   reason: string | null;
   /** A form field's signature, or the usage-rights signature (/Perms /UR3) of a Reader-extended form. */
   kind: 'field' | 'usage rights';
+  /** A document timestamp (/Type /DocTimeStamp, /SubFilter /ETSI.RFC3161): /Contents is a timestamp token. */
+  documentTimestamp: boolean;
   /** Problems with the dictionary itself (the /ByteRange does not frame /Contents, …). */
   problems: string[];
 }
@@ -104,7 +106,11 @@ export function parsePdfDate(text: string | null): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-/** The length of the DER element at the start of `bytes` (definite lengths only), or null. */
+/**
+ * The length of the DER element at the start of `bytes` (definite lengths only), or null: where the CMS ends and the
+ * placeholder's zero padding begins. Reading one length header (kept from the CLI's first verifier) costs nothing,
+ * where asn1js would parse the whole CMS once more.
+ */
 function derLength(bytes: Buffer): number | null {
   if (bytes.length < 2) return null;
   const first = bytes[1];
@@ -117,7 +123,7 @@ function derLength(bytes: Buffer): number | null {
 }
 
 /** Objects of the compressed object streams (/Type /ObjStm, FlateDecode), by object number: the latest wins. */
-function objectStreamObjects(text: string, bytes: Buffer): Map<number, string> {
+export function objectStreamObjects(text: string, bytes: Buffer): Map<number, string> {
   const objects = new Map<number, string>();
   const streamRe = /\/Type\s*\/ObjStm\b/g;
   for (let m = streamRe.exec(text); m; m = streamRe.exec(text)) {
@@ -221,13 +227,15 @@ export function findSignatures(bytes: Buffer): PdfSignature[] {
       field === null &&
       (/\/UR3?\s*<<[^<>]*$/.test(before) ||
         (objectNumber !== null && new RegExp(`/UR3?\\s+${objectNumber}\\s+\\d+\\s+R\\b`).test(text)));
+    const subFilter = /\/SubFilter\s*\/([^\s/<>[\]()]+)/.exec(dictText)?.[1] ?? null;
     found.set(key, {
       kind: usageRights ? 'usage rights' : 'field',
       field: field ?? (usageRights ? 'UR3 (usage rights)' : `signature ${found.size + 1}`),
       objectNumber,
       byteRange,
       cms,
-      subFilter: /\/SubFilter\s*\/([^\s/<>[\]()]+)/.exec(dictText)?.[1] ?? null,
+      subFilter,
+      documentTimestamp: /\/Type\s*\/DocTimeStamp\b/.test(dictText) || subFilter === 'ETSI.RFC3161',
       m: parsePdfDate(stringValue(dictText, 'M')),
       name: stringValue(dictText, 'Name'),
       reason: stringValue(dictText, 'Reason'),
