@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { manage } from '../src/manage';
 import { AuditService } from '../src/modules/audit/audit.service';
 import { SealPkiService } from '../src/modules/signing/pki/seal-pki.service';
-import { SealService } from '../src/modules/signing/seal.service';
 import { documentEvidence } from './support/evidence';
 import { startOpenSslTsa, type OpenSslTsa } from './support/openssl-tsa';
 import { runPdfVerifyAsync } from './support/pdf-verify';

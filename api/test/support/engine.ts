@@ -1,5 +1,5 @@
 import type { Signer } from '@libpdf/core';
-import { Revocation, RevocationRecord } from '../../src/modules/signing/evidence/revocation';
+import { Revocation, type RevocationRecord } from '../../src/modules/signing/evidence/revocation';
 import { Timestamps, type TimestampToken } from '../../src/modules/signing/evidence/timestamps';
 import type { FieldSpec, StampInput } from '../../src/modules/signing/pdf/engine';
 import { LibPdfEngine } from '../../src/modules/signing/pdf/libpdf-engine';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDF, PdfArray, PdfDict, PdfNumber, PdfRef } from '@libpdf/core';
+import { PDF, type PdfArray, PdfDict, type PdfNumber, PdfRef } from '@libpdf/core';
 import { readFixture } from '../../../../test/support/fixtures';
 import { signParty } from '../../../../test/support/engine';
 import { runPdfVerify } from '../../../../test/support/pdf-verify';
