@@ -170,7 +170,9 @@ describe('revoking the seal through manage', () => {
       readFileSync(join(dir, 'acme.pem'), 'utf8'),
     ]);
     expect(verified.problems).toEqual([]);
-    expect(verified.signatures.map((s) => [s.signer, s.valid, s.trusted])).toEqual([
+    // The archive timestamp (a document timestamp poppler cannot read) is checked by pdf-verify against the root.
+    const signatures = verified.signatures.filter((s) => !s.field.startsWith('esign_archive_'));
+    expect(signatures.map((s) => [s.signer, s.valid, s.trusted])).toEqual([
       [SIGNERS[0].name, true, true],
       ['Org acme Document Seal', true, true],
     ]);

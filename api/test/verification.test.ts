@@ -115,7 +115,8 @@ describe('the verification report', () => {
     expect(page.text).toContain('<h1>Verification report</h1>');
     expect(page.text).toContain('Every signature is valid and the audit trail is intact.');
     expect(page.text).toMatch(new RegExp(`<td>${SIGNERS[0].name}</td>\\s*<td>e-Signature</td>\\s*<td>B-[BTLA]+</td>`));
-    expect(page.text.match(/data-testid="status">Valid</g)).toHaveLength(2);
+    // The signer's and the seal's signatures, and the archive timestamp after them (B-LTA, the default level).
+    expect(page.text.match(/data-testid="status">Valid</g)).toHaveLength(3);
 
     // The recipient's success page: /v1/download answers the same link.
     const h = { 'x-sign-token': token };
