@@ -104,7 +104,19 @@ export class PkiRevocation extends Revocation {
       const at = record.gaps.findIndex((g) => g.serial === serial && g.subject === cert.subject);
       if (at >= 0) record.gaps.splice(at, 1);
     };
-    return {
+    // One answer per certificate for the whole DSS: the CAs and the TSA recur in every signature's chain.
+    const ocspAnswers = new Map<string, Promise<Uint8Array | null>>();
+    const crlAnswers = new Map<string, Promise<Uint8Array | null>>();
+    const once = (
+      answers: Map<string, Promise<Uint8Array | null>>,
+      key: string,
+      answer: () => Promise<Uint8Array | null>,
+    ) => {
+      let found = answers.get(key);
+      if (!found) answers.set(key, (found = answer()));
+      return found;
+    };
+    const provider: RevocationProvider = {
       getOCSP: async (certDer, issuerDer) => {
         let cert: x509.X509Certificate | null = null;
         try {
@@ -154,6 +166,11 @@ export class PkiRevocation extends Revocation {
         }
         return null;
       },
+    };
+    return {
+      getOCSP: (certDer, issuerDer) =>
+        once(ocspAnswers, `${sha256(certDer)}:${sha256(issuerDer)}`, () => provider.getOCSP!(certDer, issuerDer)),
+      getCRL: (certDer) => once(crlAnswers, sha256(certDer), () => provider.getCRL!(certDer)),
     };
   }
 
