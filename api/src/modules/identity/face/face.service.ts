@@ -130,9 +130,12 @@ export class FaceService implements OnApplicationBootstrap, OnModuleDestroy {
       ]);
       const ort = await import('onnxruntime-node');
       const options: InferenceSession.SessionOptions = { logSeverityLevel: 3, intraOpNumThreads: 1 };
+      // A plain Uint8Array of this realm: onnxruntime-common checks `instanceof Uint8Array`, which a Buffer made in
+      // another realm (a Jest test's) would fail.
+      const view = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
       const [detector, mesh] = await Promise.all([
-        ort.InferenceSession.create(detectorBytes, options),
-        ort.InferenceSession.create(meshBytes, options),
+        ort.InferenceSession.create(view(detectorBytes), options),
+        ort.InferenceSession.create(view(meshBytes), options),
       ]);
       return { detector, mesh };
     })();
