@@ -272,9 +272,7 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
     const signatures = rest.reverse();
     expect(signatures).toHaveLength(4);
     for (const s of signatures) expect([s.signer, s.valid, s.trusted]).toEqual([s.signer, true, true]);
-    expect(signatures.map((s) => s.signer)).toEqual(
-      expect.arrayContaining([ASHA.name, VIKRAM.name, PRIYA.name]),
-    );
+    expect(signatures.map((s) => s.signer)).toEqual(expect.arrayContaining([ASHA.name, VIKRAM.name, PRIYA.name]));
 
     // Prometheus: the worker counted the seal, node B the signature it took and its routes by pattern.
     const metricOf = (text: string, series: string) =>
