@@ -195,14 +195,20 @@ describe('GET /api/templates and /api/api-keys: range, sort and filter on the se
 
     it('refuses a bad range, sort or filter with a 400 that says what is wrong', async () => {
       const cases: [Record<string, unknown>, RegExp][] = [
-        [{ sort: ['annotation_key', 'ASC'] }, /sort must be \[field, "ASC" or "DESC"\] with field one of template_name, /],
+        [
+          { sort: ['annotation_key', 'ASC'] },
+          /sort must be \[field, "ASC" or "DESC"\] with field one of template_name, /,
+        ],
         [{ sort: ['template_name', 'SIDEWAYS'] }, /sort must be/],
         [{ sort: 'template_name' }, /sort must be/],
         [{ range: [5, 1] }, /range must be \[start, end\]/],
         [{ range: [0, 100] }, /at most 100 rows/],
         [{ range: [-1, 3] }, /range must be/],
         [{ filter: [1] }, /filter must be a JSON object/],
-        [{ filter: { org_id: 'globex' } }, /filter\.org_id is not a filter of this list; it takes q, timestamp_gte, timestamp_lte/],
+        [
+          { filter: { org_id: 'globex' } },
+          /filter\.org_id is not a filter of this list; it takes q, timestamp_gte, timestamp_lte/,
+        ],
         [{ filter: { q: { $ne: 1 } } }, /filter\.q must be text/],
         [{ filter: { q: 'x'.repeat(201) } }, /filter\.q must be at most 200 characters/],
         [{ filter: { timestamp_gte: 'yesterday' } }, /filter\.timestamp_gte must be an ISO 8601 date/],

@@ -17,7 +17,6 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   Tooltip,
 } from '@mui/material';
@@ -100,20 +99,10 @@ const TemplateTable = () => {
                 <TemplateSortHeader field="filename" sort={sort} onSort={onSort}>
                   {TemplateTexts.fileNameColumn}
                 </TemplateSortHeader>
-                <TemplateSortHeader
-                  field="total_pages"
-                  align="right"
-                  sort={sort}
-                  onSort={onSort}
-                >
+                <TemplateSortHeader field="total_pages" align="right" sort={sort} onSort={onSort}>
                   {TemplateTexts.pagesColumn}
                 </TemplateSortHeader>
-                <TemplateSortHeader
-                  field="field_count"
-                  align="right"
-                  sort={sort}
-                  onSort={onSort}
-                >
+                <TemplateSortHeader field="field_count" align="right" sort={sort} onSort={onSort}>
                   {TemplateTexts.fieldsColumn}
                 </TemplateSortHeader>
                 <TemplateSortHeader field="timestamp" sort={sort} onSort={onSort}>

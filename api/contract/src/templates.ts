@@ -71,4 +71,8 @@ export interface TemplateListFilter {
   timestamp_gte?: string;
   timestamp_lte?: string;
 }
-export const TEMPLATE_FILTERS = ['q', 'timestamp_gte', 'timestamp_lte'] as const satisfies readonly (keyof TemplateListFilter)[];
+export const TEMPLATE_FILTERS = [
+  'q',
+  'timestamp_gte',
+  'timestamp_lte',
+] as const satisfies readonly (keyof TemplateListFilter)[];
