@@ -4,7 +4,7 @@ import { Headers, Messages } from '@esign/contract';
 import type { Request, Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { parseRange, sendPage } from '../../common/rest-query';
-import { uploadedFile } from '../requests/v1-requests.controller';
+import { uploadedFile } from '../../common/uploaded-file';
 import { TemplatesService, type TemplateView } from './templates.service';
 
 type TemplateBody = { template_name?: unknown; name?: unknown; template_annotation?: unknown };
