@@ -4,6 +4,7 @@ import { JobsRunner } from '../jobs/jobs.runner';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { AuditTrailController } from './audit-trail.controller';
 import { DocumentsController } from './documents.controller';
 import { EXPIRE_JOB, REMIND_JOB, RequestEvents } from './request-events';
 import { RequestListsService } from './request-lists.service';
@@ -19,7 +20,7 @@ type JobPayload = { orgId: string; refId: number };
 @Module({
   imports: [JobsModule, NotificationsModule, WebhooksModule, TemplatesModule],
   providers: [RequestsService, RequestListsService, RequestCounts, RequestEvents, TemplateUploads, UnsavedDrafts],
-  controllers: [V1RequestsController, RestRequestsController, DocumentsController],
+  controllers: [V1RequestsController, RestRequestsController, DocumentsController, AuditTrailController],
   exports: [RequestsService, RequestListsService, RequestEvents, UnsavedDrafts],
 })
 export class RequestsModule implements OnModuleInit {
