@@ -8,6 +8,7 @@ import { AuditTrailController } from './audit-trail.controller';
 import { DocumentsController } from './documents.controller';
 import { EXPIRE_JOB, REMIND_JOB, RequestEvents } from './request-events';
 import { RequestListsService } from './request-lists.service';
+import { RequestMetrics } from './request-metrics';
 import { RequestCounts } from './request-counts';
 import { RequestsService } from './requests.service';
 import { RestRequestsController } from './rest-requests.controller';
@@ -19,7 +20,15 @@ type JobPayload = { orgId: string; refId: number };
 
 @Module({
   imports: [JobsModule, NotificationsModule, WebhooksModule, TemplatesModule],
-  providers: [RequestsService, RequestListsService, RequestCounts, RequestEvents, TemplateUploads, UnsavedDrafts],
+  providers: [
+    RequestsService,
+    RequestListsService,
+    RequestCounts,
+    RequestEvents,
+    RequestMetrics,
+    TemplateUploads,
+    UnsavedDrafts,
+  ],
   controllers: [V1RequestsController, RestRequestsController, DocumentsController, AuditTrailController],
   exports: [RequestsService, RequestListsService, RequestEvents, UnsavedDrafts],
 })
