@@ -81,12 +81,17 @@ for (const i of imports) {
 }
 
 if (args.has('--mermaid')) {
+  // One box per layer, top first; solid arrows run down, dotted ones are the backward imports that remain.
+  const id = (m) => m.replace(/-/g, '_');
   console.log('flowchart TD');
+  layers.forEach((tier, i) =>
+    console.log(`  subgraph L${i + 1}["layer ${i + 1}"]\n    ${tier.map(id).join(' ~~~ ')}\n  end`),
+  );
   for (const [key] of [...edges].sort()) {
     const [a, b] = key.split(' -> ');
-    if (leaves.includes(b)) continue; // everyone may use the leaves; drawing them hides the rest
+    if (leaves.includes(a) || leaves.includes(b)) continue; // everyone uses the leaves; drawing them hides the rest
     const back = backward.some((i) => i.from === a && i.to === b);
-    console.log(`  ${a.replace(/-/g, '_')} ${back ? '-. backward .->' : '-->'} ${b.replace(/-/g, '_')}`);
+    console.log(`  ${id(a)} ${back ? '-. backward .->' : '-->'} ${id(b)}`);
   }
   process.exit(0);
 }
