@@ -20,7 +20,7 @@ import { RequestsService } from '../requests/requests.service';
 import { AppSecretService } from '../secrets/app-secret.service';
 import { OtpEntity } from './otp.entity';
 import { SignerSessions } from './signer-sessions.service';
-import { refuseAction } from './rules';
+import { refuseAction } from '../requests/rules';
 import { loadSigner, type SignerContext } from './signer-link.guard';
 
 const HOUR_MS = 3_600_000;

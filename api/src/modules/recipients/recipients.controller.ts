@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestj
 import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { SignerDetailsInput } from '@esign/contract';
 import type { Request } from 'express';
-import { uploadedFile } from '../requests/v1-requests.controller';
+import { uploadedFile } from '../../common/uploaded-file';
 import { LivenessService } from './liveness.service';
 import { OtpService } from './otp.service';
 import { RecipientsService } from './recipients.service';

@@ -50,7 +50,7 @@ import {
   refuseAction,
   refuseSigning,
   type RulePolicy,
-} from './rules';
+} from '../requests/rules';
 import { asSeenBy, loadSigner, type Loaded, type SignerContext } from './signer-link.guard';
 import { SignerSessions, signingOver } from './signer-sessions.service';
 import { OtpService } from './otp.service';

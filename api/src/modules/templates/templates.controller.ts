@@ -4,7 +4,7 @@ import { Headers, Messages, type TemplateView } from '@esign/contract';
 import type { Request, Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { ListQueryDto, sendPage } from '../../common/rest-query';
-import { uploadedFile } from '../requests/v1-requests.controller';
+import { uploadedFile } from '../../common/uploaded-file';
 import { TemplatesService } from './templates.service';
 
 type TemplateBody = { template_name?: unknown; name?: unknown; template_annotation?: unknown };
