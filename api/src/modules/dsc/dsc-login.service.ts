@@ -94,7 +94,7 @@ export class DscLoginService {
       onVerified: async (manager, row) => {
         const expiresAt = new Date(row.verifiedAt.getTime() + TOKEN_HOURS * 3_600_000);
         await manager.insert(DscAgentSessionEntity, {
-          id,
+          id: row.id,
           identifier: row.subject,
           tokenHash: sha256(token),
           createdAt: row.verifiedAt,

@@ -38,9 +38,9 @@ export type OtpSendCheck =
  */
 export type OtpCheck<T> =
   | { outcome: 'unknown' }
-  | { outcome: 'locked' }
-  | { outcome: 'used' | 'expired' | 'wrong'; attempts: number; attemptsLeft: number }
-  | { outcome: 'verified'; attempts: number; attemptsLeft: number; value: T };
+  | { outcome: 'locked'; id: string }
+  | { outcome: 'used' | 'expired' | 'wrong'; id: string; attempts: number; attemptsLeft: number }
+  | { outcome: 'verified'; id: string; attempts: number; attemptsLeft: number; value: T };
 
 /** The 429 for a refused send in the caller's words; `resendWait` may name `{seconds}`. */
 export function otpSendRefused(
@@ -163,20 +163,12 @@ export class OtpService {
       ...(options.subject === undefined ? {} : { subject: options.subject }),
     });
     if (!row) return { outcome: 'unknown' };
-    if (row.verifiedAt) return { outcome: 'used', attempts: row.attempts, attemptsLeft: left(row.attempts) };
+    if (row.verifiedAt) return { outcome: 'used', id: row.id, attempts: row.attempts, attemptsLeft: left(row.attempts) };
     const now = this.clock.now();
-    // A newer code replaces this one (for the purposes that say so): an old code no longer works.
-    const replaced =
-      policy.newestOnly &&
-      (
-        await this.db.manager.findOne(OtpEntity, {
-          where: { purpose, subject: row.subject },
-          order: { createdAt: 'DESC' },
-          select: { id: true },
-        })
-      )?.id !== row.id;
-    if (row.expiresAt.getTime() <= now.getTime() || replaced)
-      return { outcome: 'expired', attempts: row.attempts, attemptsLeft: left(row.attempts) };
+    const expired = row.expiresAt.getTime() <= now.getTime();
+    // A newer code for the same subject replaces this one, for the purposes that say so: an old code no longer works.
+    if (expired || (policy.newestOnly && (await this.latestId(purpose, row.subject)) !== row.id))
+      return { outcome: 'expired', id: row.id, attempts: row.attempts, attemptsLeft: left(row.attempts) };
 
     const taken = await this.db.manager
       .createQueryBuilder()
@@ -184,17 +176,26 @@ export class OtpService {
       .set({ attempts: () => 'attempts + 1' })
       .where('id = :id AND attempts < :max AND verified_at IS NULL', { id: row.id, max: policy.maxAttempts })
       .execute();
-    if (!taken.affected) return { outcome: 'locked' };
+    if (!taken.affected) return { outcome: 'locked', id: row.id };
     const attempts = row.attempts + 1;
     if (!safeEqual(await this.hash(purpose, row.id, code), row.codeHash))
-      return { outcome: 'wrong', attempts, attemptsLeft: left(attempts) };
+      return { outcome: 'wrong', id: row.id, attempts, attemptsLeft: left(attempts) };
     const verified = await this.db.transaction(async (manager) => {
       const first = await manager.update(OtpEntity, { id: row.id, verifiedAt: IsNull() }, { verifiedAt: now });
       if (!first.affected) return null;
       return { value: await options.onVerified(manager, { ...row, attempts, verifiedAt: now }) };
     });
-    if (!verified) return { outcome: 'used', attempts, attemptsLeft: left(attempts) };
-    return { outcome: 'verified', attempts, attemptsLeft: left(attempts), value: verified.value };
+    if (!verified) return { outcome: 'used', id: row.id, attempts, attemptsLeft: left(attempts) };
+    return { outcome: 'verified', id: row.id, attempts, attemptsLeft: left(attempts), value: verified.value };
+  }
+
+  private async latestId(purpose: OtpPurpose, subject: string): Promise<string | undefined> {
+    const latest = await this.db.manager.findOne(OtpEntity, {
+      where: { purpose, subject },
+      order: { createdAt: 'DESC' },
+      select: { id: true },
+    });
+    return latest?.id;
   }
 
   /** Removes the purpose's codes made before `before` (the /list logins are kept a day). */

@@ -8,7 +8,6 @@ import { CreatedAtColumn, DateTimeColumn } from '../../database/columns';
  * by the next login.
  */
 @Entity('recipient_list_logins')
-@Index('idx_recipient_list_identifier', ['identifier', 'createdAt'])
 @Index('idx_recipient_list_ip', ['ip', 'createdAt'])
 @Index('idx_recipient_list_created', ['createdAt'])
 @Index('uq_recipient_list_token', ['tokenHash'], { unique: true })

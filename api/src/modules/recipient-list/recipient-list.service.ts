@@ -132,7 +132,7 @@ export class RecipientListService {
           .createQueryBuilder()
           .update(RecipientListLoginEntity)
           .set({ tokenHash: sha256(token), tokenExpiresAt })
-          .where('id = :id AND token_hash IS NULL', { id })
+          .where('id = :id AND token_hash IS NULL', { id: row.id })
           .execute();
         if (!done.affected) throw new AppError('VALIDATION_FAILED', RecipientListMessages.loginUnknown);
         return tokenExpiresAt;

@@ -98,7 +98,7 @@ export class SignerOtpService {
         return answer(false, true);
       case 'wrong':
         await this.db.transaction((manager) =>
-          this.audit.recordParty(manager, party, 'party.otp_failed', ip, { otpId: userId, attempts: check.attempts }),
+          this.audit.recordParty(manager, party, 'party.otp_failed', ip, { otpId: check.id, attempts: check.attempts }),
         );
         return answer(false, false);
       case 'verified':
