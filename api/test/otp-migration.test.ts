@@ -130,9 +130,9 @@ describe(`the one-OTP-service migration on ${engine}`, () => {
         // Codes sent before the upgrade verify after it, with the attempts they had; used ones stay used.
         const otps = new OtpService(ds, clock, new AppSecretService(ds, clock));
         const ok = async () => 'ok';
-        expect(await otps.verify('signing', ids.signing, '111111', { subject: ids.party, onVerified: ok })).toMatchObject(
-          { outcome: 'verified', attempts: 2 },
-        );
+        expect(
+          await otps.verify('signing', ids.signing, '111111', { subject: ids.party, onVerified: ok }),
+        ).toMatchObject({ outcome: 'verified', attempts: 2 });
         expect(await otps.verify('dsc-login', ids.dscPending, '222222', { onVerified: ok })).toMatchObject({
           outcome: 'verified',
           attempts: 3,
@@ -146,7 +146,6 @@ describe(`the one-OTP-service migration on ${engine}`, () => {
         expect(await otps.verify('recipient-list', ids.listUsed, '555555', { onVerified: ok })).toMatchObject({
           outcome: 'used',
         });
-
       } finally {
         await ds.destroy();
       }

@@ -28,8 +28,7 @@ export interface NewOtp {
 
 /** Whether a subject may be sent a new code now; if not, the seconds until it may (for Retry-After). */
 export type OtpSendCheck =
-  | { allowed: true; resend: boolean }
-  | { allowed: false; reason: 'wait' | 'hourly'; retryAfter: number };
+  { allowed: true; resend: boolean } | { allowed: false; reason: 'wait' | 'hourly'; retryAfter: number };
 
 /**
  * What a guess came to. `unknown`: no code of that id (for this purpose and subject); `used`: already verified;
@@ -163,7 +162,8 @@ export class OtpService {
       ...(options.subject === undefined ? {} : { subject: options.subject }),
     });
     if (!row) return { outcome: 'unknown' };
-    if (row.verifiedAt) return { outcome: 'used', id: row.id, attempts: row.attempts, attemptsLeft: left(row.attempts) };
+    if (row.verifiedAt)
+      return { outcome: 'used', id: row.id, attempts: row.attempts, attemptsLeft: left(row.attempts) };
     const now = this.clock.now();
     const expired = row.expiresAt.getTime() <= now.getTime();
     // A newer code for the same subject replaces this one, for the purposes that say so: an old code no longer works.
