@@ -47,6 +47,7 @@ describe('the OTP service', () => {
 
     expect(await guess('signing', otp.id, otp.code, to)).toEqual({
       outcome: 'verified',
+      id: otp.id,
       attempts: 1,
       attemptsLeft: Limits.otpMaxVerifyAttempts - 1,
       value: `verified ${otp.id}`,
@@ -62,10 +63,11 @@ describe('the OTP service', () => {
     for (let i = 1; i <= Limits.otpMaxVerifyAttempts; i++)
       expect(await guess('signing', otp.id, wrongFor(otp.code), to)).toEqual({
         outcome: 'wrong',
+        id: otp.id,
         attempts: i,
         attemptsLeft: Limits.otpMaxVerifyAttempts - i,
       });
-    expect(await guess('signing', otp.id, otp.code, to)).toEqual({ outcome: 'locked' });
+    expect(await guess('signing', otp.id, otp.code, to)).toEqual({ outcome: 'locked', id: otp.id });
     expect(await row(otp.id)).toMatchObject({ attempts: Limits.otpMaxVerifyAttempts, verifiedAt: null });
     expect(await otps.pending('signing', to)).toBeNull();
   });
@@ -100,6 +102,7 @@ describe('the OTP service', () => {
     t.clock.advance(1);
     expect(await guess('dsc-login', otp.id, otp.code)).toEqual({
       outcome: 'expired',
+      id: otp.id,
       attempts: 0,
       attemptsLeft: Limits.otpMaxVerifyAttempts,
     });
