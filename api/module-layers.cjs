@@ -16,6 +16,8 @@ const layers = [
   ['recipients', 'recipient-list', 'verification'],
   // The signing methods, and the identity checks (face, location) a recipient passes before signing.
   ['aadhaar', 'dsc', 'identity'],
+  // One-time codes for signing, the DSC agent's login and the /list login (it names a party's row for signing codes).
+  ['otp'],
   // A request's life: upload, placement, invitations, the rules (rules.ts), reminders, expiry, events.
   ['requests'],
   // Applying signatures, the seal, the PKI; and templates (documents a request starts from).
@@ -65,6 +67,7 @@ const exceptions = [
       'jobs',
       'notifications',
       'organisations',
+      'otp',
       'recipient-list',
       'recipients',
       'requests',
