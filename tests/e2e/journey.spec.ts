@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RECIPIENTS, apiKey, chooseFile, fillRecipient, signInAsDemo } from './console';
-import { DEMO, expect, fixture, sharedDir, shot, test } from './fixtures';
+import { DEMO, expect, fixture, shot, test } from './fixtures';
 import { verifySigned } from './support/face';
 
 /**
