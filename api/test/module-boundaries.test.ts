@@ -89,7 +89,7 @@ describe('module boundaries (import-x/no-restricted-paths)', () => {
     },
     exceptionNotWider: {
       path: 'api/src/modules/signing/seal.service.ts',
-      code: "import { OtpService } from '../recipients/otp.service';\nexport const s = OtpService;\n",
+      code: "import { SignerOtpService } from '../recipients/signer-otp.service';\nexport const s = SignerOtpService;\n",
     },
     exceptionNotOtherFiles: {
       path: 'api/src/modules/signing/pdf/fixture.ts',

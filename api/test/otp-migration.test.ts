@@ -15,7 +15,9 @@ import { engine, FakeClock, freshDatabase } from './support/test-app';
  */
 describe(`the one-OTP-service migration on ${engine}`, () => {
   const migrations = engine === 'sqlite' ? SQLITE_MIGRATIONS : MYSQL_MIGRATIONS;
-  const last = migrations[migrations.length - 1];
+  // The migration under test, wherever later ones put it; the databases below stop at it.
+  const index = migrations.findIndex((m) => /^OneOtpService\d+$/.test(m.name));
+  const upTo = migrations.slice(0, index + 1);
   const clock = new FakeClock();
   const at = (offsetSeconds: number) =>
     new Date(clock.now().getTime() + offsetSeconds * 1000).toISOString().replace('T', ' ').replace('Z', '');
@@ -24,10 +26,10 @@ describe(`the one-OTP-service migration on ${engine}`, () => {
     createHmac('sha256', keys[key]).update(`${id}:${code}`).digest('hex');
 
   it('copies the logins’ OTPs into otps, keeps them checkable, and comes down again', async () => {
-    expect(last.name).toMatch(/^OneOtpService\d+$/);
+    expect(index).toBeGreaterThan(0);
     const database = await freshDatabase();
     const config = loadConfig({ NODE_ENV: 'test', ...database.env });
-    const before = new DataSource({ ...dataSourceOptions(config), migrations: migrations.slice(0, -1) });
+    const before = new DataSource({ ...dataSourceOptions(config), migrations: upTo.slice(0, -1) });
     const ids = {
       party: randomUUID(),
       signing: randomUUID(),
@@ -95,7 +97,7 @@ describe(`the one-OTP-service migration on ${engine}`, () => {
       ]);
       await before.destroy();
 
-      const ds = new DataSource(dataSourceOptions(config));
+      const ds = new DataSource({ ...dataSourceOptions(config), migrations: upTo });
       await ds.initialize();
       try {
         const rows = (await ds.query(

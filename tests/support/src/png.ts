@@ -1,6 +1,9 @@
 import { PNG } from 'pngjs';
 
-/** An RGBA PNG drawn by `paint(x, y)` → [r, g, b, a] (alpha 255 when left out). */
+/**
+ * An RGBA PNG drawn by `paint(x, y)` → [r, g, b, a] (alpha 255 when left out), written as a signature pad's canvas
+ * writes it: no scanline filter, default deflate (so noise stays about as large as its pixels, for the size limits).
+ */
 export function makePng(width: number, height: number, paint: (x: number, y: number) => number[]): Buffer {
   const png = new PNG({ width, height, colorType: 6 });
   for (let y = 0; y < height; y++)
@@ -8,7 +11,7 @@ export function makePng(width: number, height: number, paint: (x: number, y: num
       const [r, g, b, a = 255] = paint(x, y);
       png.data.set([r, g, b, a], (y * width + x) * 4);
     }
-  return PNG.sync.write(png, { colorType: 6 });
+  return PNG.sync.write(png, { colorType: 6, filterType: 0 });
 }
 
 /** A decoded PNG: `channels` bytes per pixel (pngjs gives RGBA, 4). */
