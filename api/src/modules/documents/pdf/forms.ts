@@ -23,7 +23,7 @@ import {
   type PDFWidgetAnnotation,
 } from 'pdf-lib';
 import { AppError } from '../../../common/app-error';
-import type { PageGeometry } from '../../requests/request.entity';
+import type { PageGeometry } from './geometry';
 import { countSignatures, loadPdf } from './load';
 import { damaged, signedCannotChange, validation } from './messages';
 import { pageIndex } from './pageRuns';

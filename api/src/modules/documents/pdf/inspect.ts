@@ -11,7 +11,7 @@ import {
   type PDFObject,
 } from 'pdf-lib';
 import { AppError } from '../../../common/app-error';
-import type { PageGeometry } from '../../requests/request.entity';
+import type { PageGeometry } from './geometry';
 import { appendBlocker } from './incremental';
 import { countSignatures, loadPdf } from './load';
 import { damaged, encrypted, fileNameDots, invalidFormat, signedAndDamaged, tooLarge } from './messages';
