@@ -1,67 +1,73 @@
-import {
-  EncryptedPDFError,
-  ParseSpeeds,
-  PDFArray,
-  PDFDict,
-  PDFDocument,
-  PDFName,
-  PDFRef,
-  type PDFObject,
-} from 'pdf-lib';
+import { readCrossReference, type XrefEntries } from '@esign/pdf-syntax';
+import { PDF, PdfArray, PdfDict, PdfName, PdfRef, type PdfObject } from '@libpdf/core';
 import { AppError } from '../../../common/app-error';
 import { damaged, encrypted } from './messages';
 
 /**
- * pdf-lib's reading of the bytes, strict: an object it cannot parse is an error (not skipped), and nothing is added
- * to the document (no Producer or ModDate). Anything pdf-lib throws becomes the 4xx damaged (or encrypted) error.
+ * @libpdf/core's reading of the bytes, strict: no recovery of a damaged file by itself (a file whose cross-reference
+ * data is wrong is rebuilt by inspectPdf first, or refused), and every object the cross-reference data lists must
+ * parse (an object it cannot parse is an error, not a null). Anything it throws becomes the 4xx damaged (or
+ * encrypted) error. `entries`: the file's cross-reference entries when the caller has read them already.
  */
-export async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
+export async function loadPdf(bytes: Uint8Array, entries?: XrefEntries): Promise<PDF> {
+  let doc: PDF;
   try {
-    return await PDFDocument.load(bytes, {
-      updateMetadata: false,
-      throwOnInvalidObject: true,
-      parseSpeed: ParseSpeeds.Fastest,
-    });
+    doc = await PDF.load(bytes, { lenient: false });
   } catch (e) {
     if (e instanceof AppError) throw e;
-    if (e instanceof EncryptedPDFError) throw encrypted();
     throw damaged();
   }
+  if (doc.isEncrypted) throw encrypted();
+  try {
+    for (const [num, entry] of entries ?? readCrossReference(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)).entries) {
+      // An in-use entry at offset 0 reads as the null object (qpdf and poppler agree); object 0 is never one.
+      if (num === 0 || entry === null || (entry.type === 1 && entry.offset === 0)) continue;
+      doc.getObject(PdfRef.of(num, entry.type === 1 ? entry.gen : 0));
+    }
+  } catch {
+    throw damaged();
+  }
+  return doc;
 }
+
+/** A reference resolved through the document (a direct object as it is). */
+export const lookup = (doc: PDF, value: PdfObject | undefined): PdfObject | undefined =>
+  value instanceof PdfRef ? (doc.getObject(value) ?? undefined) : value;
 
 /**
  * Digital signatures in the form: signature fields whose value is a signature dictionary (/ByteRange, or /Type /Sig
  * or /DocTimeStamp with /Contents). Usage-rights signatures (/Perms /UR3, Adobe Reader extensions) are not counted:
  * they are not anyone's signature of the content.
  */
-export function countSignatures(doc: PDFDocument): number {
-  const context = doc.context;
-  const acroForm = context.lookup(doc.catalog.get(PDFName.of('AcroForm')));
-  if (!(acroForm instanceof PDFDict)) return 0;
-  const signatures = new Set<PDFDict>();
-  const seen = new Set<PDFObject>();
-  const stack: PDFObject[] = [];
-  const pushAll = (list: PDFObject | undefined) => {
-    const array = context.lookup(list);
-    if (array instanceof PDFArray) for (let i = 0; i < array.size(); i++) stack.push(array.get(i));
+export function countSignatures(doc: PDF): number {
+  const acroForm = lookup(doc, doc.getCatalog().get('AcroForm'));
+  if (!(acroForm instanceof PdfDict)) return 0;
+  const signatures = new Set<PdfDict>();
+  const seen = new Set<PdfObject>();
+  const stack: PdfObject[] = [];
+  const pushAll = (list: PdfObject | undefined) => {
+    const array = lookup(doc, list);
+    if (array instanceof PdfArray) for (let i = 0; i < array.length; i++) stack.push(array.at(i) as PdfObject);
   };
-  pushAll(acroForm.get(PDFName.of('Fields')));
+  pushAll(acroForm.get('Fields'));
   while (stack.length > 0) {
-    const item = stack.pop() as PDFObject;
+    const item = stack.pop() as PdfObject;
     if (seen.has(item)) continue;
     seen.add(item);
-    const field = item instanceof PDFRef ? context.lookup(item) : item;
-    if (!(field instanceof PDFDict) || seen.has(field)) continue;
+    const field = lookup(doc, item);
+    if (!(field instanceof PdfDict) || seen.has(field)) continue;
     seen.add(field);
-    const value = context.lookup(field.get(PDFName.of('V')));
-    if (value instanceof PDFDict && isSignatureDictionary(value)) signatures.add(value);
-    pushAll(field.get(PDFName.of('Kids')));
+    const value = lookup(doc, field.get('V'));
+    if (value instanceof PdfDict && isSignatureDictionary(value)) signatures.add(value);
+    pushAll(field.get('Kids'));
   }
   return signatures.size;
 }
 
-function isSignatureDictionary(dict: PDFDict): boolean {
-  if (dict.get(PDFName.of('ByteRange'))) return true;
-  const type = dict.get(PDFName.of('Type'));
-  return (type === PDFName.of('Sig') || type === PDFName.of('DocTimeStamp')) && dict.has(PDFName.of('Contents'));
+function isSignatureDictionary(dict: PdfDict): boolean {
+  if (dict.get('ByteRange')) return true;
+  const type = dict.get('Type');
+  return (
+    type instanceof PdfName && (type.value === 'Sig' || type.value === 'DocTimeStamp') && dict.has('Contents')
+  );
 }

@@ -1,0 +1,327 @@
+import {
+  endsToken,
+  isDict,
+  isDigit,
+  isWhitespace,
+  nameOf,
+  numberOf,
+  PdfLexer,
+  PdfRef,
+  type PdfDict,
+  type PdfValue,
+} from './lexer';
+import { decodeStream, streamBounds, unbounded, type InflateBudget, type StreamBounds } from './streams';
+import { isObjectHeader, locate, readObjectHeader, type XrefEntries } from './xref';
+
+/**
+ * Indirect objects by number, found the way a reader that rebuilds a file finds them: every `N G obj` header in the
+ * bytes (the newest definition of a number winning, as incremental updates redefine objects further down the file),
+ * and the objects of the object streams (/Type /ObjStm) for numbers not written plainly. This does not trust the
+ * cross-reference data (see xref.ts for that reading): the verifier reads every revision of a signed file this way,
+ * and the upload check rebuilds a file whose cross-reference data is wrong from it.
+ *
+ * Headers are found in one pass over the bytes; values are parsed when asked for, and object streams are decoded the
+ * first time a number is not found plainly.
+ */
+
+/** Where `N G obj` starts and the position after `obj`. */
+export interface ObjectHeader {
+  num: number;
+  gen: number;
+  offset: number;
+  end: number;
+}
+
+export interface IndirectObject {
+  num: number;
+  gen: number;
+  /** Where `N G obj` starts in the file; −1 for an object inside an object stream. */
+  offset: number;
+  /** The object stream holding a compressed object: its number and the object's index in it. */
+  stream?: { num: number; index: number };
+  /** The value (a stream's dictionary for a stream); undefined when the bytes there do not parse. */
+  value: PdfValue | undefined;
+  /** Where a stream object's data lies in the file (encoded). */
+  data?: StreamBounds;
+}
+
+/** An object of an object stream, not yet parsed: its text is `source[start, end)`. */
+export interface CompressedObject {
+  num: number;
+  stream: number;
+  index: number;
+  source: Buffer;
+  start: number;
+  end: number;
+}
+
+const MAX_NUMBER_DIGITS = 10;
+const MAX_GEN_DIGITS = 5;
+const MAX_REF_DEPTH = 32;
+
+/** Every `N G obj` header in buf[from, to), in file order. */
+export function scanObjectHeaders(buf: Buffer, from = 0, to = buf.length): ObjectHeader[] {
+  const found: ObjectHeader[] = [];
+  for (let at = buf.indexOf('obj', from); at >= 0 && at < to; at = buf.indexOf('obj', at + 3)) {
+    if (!endsToken(buf[at + 3])) continue;
+    let p = at - 1;
+    if (p < 0 || !isWhitespace(buf[p])) continue;
+    while (p >= 0 && isWhitespace(buf[p])) p--;
+    const genEnd = p + 1;
+    while (p >= 0 && isDigit(buf[p])) p--;
+    const genStart = p + 1;
+    if (genStart === genEnd || genEnd - genStart > MAX_GEN_DIGITS || p < 0 || !isWhitespace(buf[p])) continue;
+    while (p >= 0 && isWhitespace(buf[p])) p--;
+    const numEnd = p + 1;
+    while (p >= 0 && isDigit(buf[p])) p--;
+    const numStart = p + 1;
+    if (numStart === numEnd || numEnd - numStart > MAX_NUMBER_DIGITS) continue;
+    if (numStart < from || (numStart > 0 && !endsToken(buf[numStart - 1]))) continue;
+    found.push({
+      num: Number(buf.toString('latin1', numStart, numEnd)),
+      gen: Number(buf.toString('latin1', genStart, genEnd)),
+      offset: numStart,
+      end: at + 3,
+    });
+  }
+  return found;
+}
+
+export class PdfObjects {
+  /** Every header in file order. */
+  readonly headers: ObjectHeader[];
+  /** The newest plain definition of each number. */
+  private readonly plain = new Map<number, ObjectHeader>();
+  private readonly parsed = new Map<number, IndirectObject>();
+  private compressed: Map<number, CompressedObject> | null = null;
+  private readonly resolving = new Set<number>();
+
+  /**
+   * `budget` bounds what decoding object streams may inflate, all together (unbounded unless given: the caller
+   * that reads untrusted uploads bounds it, or checks the streams first).
+   */
+  constructor(
+    readonly buf: Buffer,
+    private readonly budget: InflateBudget = unbounded(),
+  ) {
+    this.headers = scanObjectHeaders(buf);
+    for (const header of this.headers) this.plain.set(header.num, header);
+  }
+
+  /** Every object number defined plainly or in an object stream. */
+  numbers(): number[] {
+    return [...new Set([...this.plain.keys(), ...this.objectStreamMembers().keys()])].sort((a, b) => a - b);
+  }
+
+  /** The newest plain definition's header of `num`. */
+  header(num: number): ObjectHeader | undefined {
+    return this.plain.get(num);
+  }
+
+  /** The newest definition of `num`: written plainly, else in an object stream; null when there is none. */
+  get(num: number): IndirectObject | null {
+    const header = this.plain.get(num);
+    if (header) return this.at(header);
+    const member = this.objectStreamMembers().get(num);
+    return member ? this.compressedObject(member) : null;
+  }
+
+  /** The object whose header this is (any definition, not only the newest), parsed once. */
+  at(header: ObjectHeader): IndirectObject {
+    let object = this.parsed.get(header.offset);
+    if (!object) {
+      object = this.parseAt(header);
+      this.parsed.set(header.offset, object);
+    }
+    return object;
+  }
+
+  /** The newest header starting at or before `pos`: the object a position of the file is inside (or after). */
+  headerBefore(pos: number): ObjectHeader | undefined {
+    let lo = 0;
+    let hi = this.headers.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.headers[mid].offset <= pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 ? this.headers[lo - 1] : undefined;
+  }
+
+  /** Every object defined plainly in [from, to), the newest definition of each number in that range. */
+  definedBetween(from: number, to: number): IndirectObject[] {
+    const found = new Map<number, ObjectHeader>();
+    for (const header of this.headers) if (header.offset >= from && header.offset < to) found.set(header.num, header);
+    return [...found.values()].map((h) => this.at(h));
+  }
+
+  /** The definition of `num` before byte `before` (the version an update replaced), else its compressed one. */
+  previous(num: number, before: number): IndirectObject | null {
+    let last: ObjectHeader | undefined;
+    for (const header of this.headers) {
+      if (header.offset >= before) break;
+      if (header.num === num) last = header;
+    }
+    if (last) return this.at(last);
+    const member = this.objectStreamMembers().get(num);
+    return member ? this.compressedObject(member) : null;
+  }
+
+  /** A value with references followed (a few levels deep); undefined for a missing or unreadable object. */
+  resolve(value: PdfValue | undefined): PdfValue | undefined {
+    let current = value;
+    for (let depth = 0; current instanceof PdfRef && depth < MAX_REF_DEPTH; depth++) current = this.get(current.num)?.value;
+    return current instanceof PdfRef ? undefined : current;
+  }
+
+  /** A stream object's data decoded (no filter, or FlateDecode); null when it is not a stream this can decode. */
+  streamData(object: IndirectObject): Buffer | null {
+    if (!object.data || !isDict(object.value)) return null;
+    try {
+      return decodeStream(this.buf.subarray(object.data.start, object.data.end), object.value, this.budget);
+    } catch {
+      return null;
+    }
+  }
+
+  /** The objects of every object stream, by number, not parsed yet: a later stream's definition wins. */
+  objectStreamMembers(): Map<number, CompressedObject> {
+    if (this.compressed) return this.compressed;
+    const members = new Map<number, CompressedObject>();
+    this.compressed = members;
+    const seen = new Set<number>();
+    for (let at = this.buf.indexOf('/ObjStm'); at >= 0; at = this.buf.indexOf('/ObjStm', at + 7)) {
+      if (!endsToken(this.buf[at + 7])) continue;
+      const header = this.headerBefore(at);
+      if (!header || seen.has(header.offset) || this.plain.get(header.num) !== header) continue;
+      seen.add(header.offset);
+      const stream = this.at(header);
+      if (!isDict(stream.value) || nameOf(stream.value.get('Type')) !== 'ObjStm') continue;
+      const data = this.streamData(stream);
+      if (!data) continue;
+      objectStreamIndex(data, stream.value).forEach(({ num, start, end }, index) =>
+        members.set(num, { num, stream: header.num, index, source: data, start, end }),
+      );
+    }
+    return members;
+  }
+
+  /** An object of an object stream, parsed. */
+  compressedObject(member: CompressedObject): IndirectObject {
+    let value: PdfValue | undefined;
+    try {
+      value = new PdfLexer(member.source.subarray(0, member.end), member.start).readValue();
+    } catch {
+      value = undefined;
+    }
+    return { num: member.num, gen: 0, offset: -1, stream: { num: member.stream, index: member.index }, value };
+  }
+
+  private parseAt(header: ObjectHeader): IndirectObject {
+    const object: IndirectObject = { num: header.num, gen: header.gen, offset: header.offset, value: undefined };
+    const lexer = new PdfLexer(this.buf, header.end);
+    try {
+      object.value = lexer.readValue();
+    } catch {
+      return object;
+    }
+    if (isDict(object.value)) {
+      const save = lexer.pos;
+      lexer.skipSpace();
+      if (lexer.matchKeyword('stream')) {
+        lexer.pos = save;
+        try {
+          object.data = streamBounds(lexer, object.value, { length: (v) => this.lengthOf(v, header.num) });
+        } catch {
+          // `stream` without an `endstream`: a damaged stream, read as its dictionary alone.
+        }
+      }
+    }
+    return object;
+  }
+
+  /** A /Length value: a number, or an indirect number (never the stream's own object, nor in a loop). */
+  private lengthOf(value: PdfValue | undefined, self: number): number | undefined {
+    if (!(value instanceof PdfRef)) return numberOf(value);
+    if (value.num === self || this.resolving.has(value.num)) return undefined;
+    this.resolving.add(value.num);
+    try {
+      return numberOf(this.get(value.num)?.value);
+    } finally {
+      this.resolving.delete(value.num);
+    }
+  }
+}
+
+/**
+ * The objects an object stream holds (ISO 32000-1, 7.5.7): `N` pairs of number and offset before `/First`, in order;
+ * each object's text runs to the next one's offset. Stops at the first pair that is not two numbers.
+ */
+export function objectStreamIndex(data: Buffer, dict: PdfDict): { num: number; start: number; end: number }[] {
+  const n = numberOf(dict.get('N'));
+  const first = numberOf(dict.get('First'));
+  if (n === undefined || first === undefined || !Number.isInteger(n) || n < 0) return [];
+  if (!Number.isInteger(first) || first < 0 || first > data.length) return [];
+  const lexer = new PdfLexer(data.subarray(0, first), 0);
+  const pairs: { num: number; offset: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    lexer.skipSpace();
+    const num = lexer.readUnsigned();
+    lexer.skipSpace();
+    const offset = lexer.readUnsigned();
+    if (num === undefined || offset === undefined) break;
+    pairs.push({ num, offset });
+  }
+  const objects: { num: number; start: number; end: number }[] = [];
+  pairs.forEach(({ num, offset }, i) => {
+    const start = first + offset;
+    const end = i + 1 < pairs.length ? first + pairs[i + 1].offset : data.length;
+    if (start <= data.length) objects.push({ num, start, end: Math.min(data.length, Math.max(start, end)) });
+  });
+  return objects;
+}
+
+/**
+ * Object `num` where the cross-reference data says it is (the reading of a reader that trusts it): at its offset
+ * (within the drift readers tolerate), or in the object stream the entry names. Undefined when it is not there or does
+ * not parse.
+ */
+export function objectByEntries(
+  buf: Buffer,
+  entries: XrefEntries,
+  num: number,
+  budget: InflateBudget = unbounded(),
+): PdfValue | undefined {
+  const entry = entries.get(num);
+  if (!entry) return undefined;
+  const plain = (n: number, offset: number, gen: number): { value: PdfValue; lexer: PdfLexer } | undefined => {
+    const at = locate(buf, offset, (p) => isObjectHeader(buf, p, n, gen));
+    const header = at < 0 ? undefined : readObjectHeader(buf, at);
+    if (!header) return undefined;
+    const lexer = new PdfLexer(buf, header.end);
+    try {
+      return { value: lexer.readValue(), lexer };
+    } catch {
+      return undefined;
+    }
+  };
+  if (entry.type === 1) return plain(num, entry.offset, entry.gen)?.value;
+  const container = entries.get(entry.stream);
+  if (!container || container.type !== 1) return undefined;
+  const stream = plain(entry.stream, container.offset, container.gen);
+  if (!stream || !isDict(stream.value)) return undefined;
+  try {
+    const { start, end } = streamBounds(stream.lexer, stream.value);
+    const data = decodeStream(buf.subarray(start, end), stream.value, budget, start);
+    const member = objectStreamIndex(data, stream.value)[entry.index];
+    if (!member || member.num !== num) return undefined;
+    return new PdfLexer(data.subarray(0, member.end), member.start).readValue();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The value of a dictionary entry with references followed. */
+export function entryOf(objects: PdfObjects, dict: PdfDict | undefined, key: string): PdfValue | undefined {
+  return dict ? objects.resolve(dict.get(key)) : undefined;
+}

@@ -1,0 +1,105 @@
+import { endsToken, isDict, nameOf, PdfRef, PdfString, type PdfDict, type PdfValue } from './lexer';
+import { PdfObjects } from './objects';
+import { scanTrailerDictionaries } from './xref';
+
+/** Object numbers beyond this are refused (a 5 MB file holds fewer than a million objects). */
+const MAX_ROWS = 2_000_000;
+
+export interface RebuiltCrossReference {
+  /** The file with the new cross-reference stream appended (the original bytes unchanged before it). */
+  bytes: Buffer;
+  /** The catalog the new trailer names. */
+  root: number;
+}
+
+/**
+ * A file whose cross-reference data is wrong, made readable as written: a cross-reference stream is appended that
+ * lists every object where it really is (the newest definition of each number, found by scanning; compressed ones by
+ * their object stream) with a trailer naming the catalog, the document information and the file identifier of the
+ * newest trailer dictionaries found in the file. This is how a reader that rebuilds a damaged file reads it, written
+ * down so that any reader (and a library that trusts cross-reference data) reads the same.
+ *
+ * The catalog is the one the trailers name when it is a /Type /Catalog dictionary, else the catalog object with the
+ * highest number. Undefined when there is no catalog at all, or object numbers run beyond two million.
+ */
+export function rebuildCrossReference(buf: Buffer, objects = new PdfObjects(buf)): RebuiltCrossReference | undefined {
+  let rootRef: PdfValue | undefined;
+  let info: PdfValue | undefined;
+  let id: PdfValue | undefined;
+  for (const dict of scanTrailerDictionaries(buf)) {
+    rootRef = dict.get('Root') ?? rootRef;
+    info = dict.get('Info') ?? info;
+    id = dict.get('ID') ?? id;
+  }
+  const isCatalog = (value: PdfValue | undefined): value is PdfDict =>
+    isDict(value) && nameOf(value.get('Type')) === 'Catalog';
+  let root = rootRef instanceof PdfRef && isCatalog(objects.get(rootRef.num)?.value) ? rootRef.num : undefined;
+  root ??= findCatalog(objects, isCatalog);
+  if (root === undefined) return undefined;
+
+  // One row per number up to the highest: type, field 2, field 3 (ISO 32000-1, 7.5.8.3).
+  const numbers = objects.numbers();
+  const size = (numbers.at(-1) ?? 0) + 2; // the new stream takes the number after the highest
+  if (size > MAX_ROWS) return undefined;
+  const self = size - 1;
+  const types = new Uint8Array(size);
+  const field2 = new Float64Array(size);
+  const field3 = new Float64Array(size);
+  field3[0] = 65535;
+  const members = objects.objectStreamMembers();
+  for (const num of numbers) {
+    if (num === 0) continue;
+    const header = objects.header(num);
+    const member = header ? undefined : members.get(num);
+    if (header) [types[num], field2[num], field3[num]] = [1, header.offset, header.gen];
+    else if (member) [types[num], field2[num], field3[num]] = [2, member.stream, member.index];
+  }
+  const offset = buf.length + 1;
+  [types[self], field2[self], field3[self]] = [1, offset, 0];
+
+  const bytesFor = (values: Float64Array) => {
+    let max = 0;
+    for (const value of values) if (value > max) max = value;
+    return Math.max(1, Math.ceil(Math.log2(max + 1) / 8));
+  };
+  const w1 = bytesFor(field2);
+  const w2 = bytesFor(field3);
+  const row = 1 + w1 + w2;
+  const data = Buffer.alloc(size * row);
+  for (let i = 0; i < size; i++) {
+    data[i * row] = types[i];
+    data.writeUIntBE(field2[i], i * row + 1, w1);
+    data.writeUIntBE(field3[i], i * row + 1 + w1, w2);
+  }
+
+  const trailer = [`/Type /XRef /Size ${size} /W [1 ${w1} ${w2}] /Length ${data.length} /Root ${root} 0 R`];
+  if (info instanceof PdfRef && objects.get(info.num)) trailer.push(`/Info ${info.num} ${info.gen} R`);
+  if (Array.isArray(id) && id.length === 2 && id.every((part) => part instanceof PdfString))
+    trailer.push(`/ID [${id.map((part) => `<${(part as PdfString).bytes.toString('hex')}>`).join(' ')}]`);
+  return {
+    bytes: Buffer.concat([
+      buf,
+      Buffer.from(`\n${self} 0 obj\n<< ${trailer.join(' ')} >>\nstream\n`, 'latin1'),
+      data,
+      Buffer.from(`\nendstream\nendobj\nstartxref\n${offset}\n%%EOF\n`, 'latin1'),
+    ]),
+    root,
+  };
+}
+
+/** The catalog object with the highest number among the newest definitions (plain or compressed). */
+function findCatalog(objects: PdfObjects, isCatalog: (value: PdfValue | undefined) => boolean): number | undefined {
+  let found: number | undefined;
+  const consider = (num: number) => {
+    if ((found === undefined || num > found) && isCatalog(objects.get(num)?.value)) found = num;
+  };
+  const buf = objects.buf;
+  for (let at = buf.indexOf('/Catalog'); at >= 0; at = buf.indexOf('/Catalog', at + 8)) {
+    if (!endsToken(buf[at + 8])) continue;
+    const header = objects.headerBefore(at);
+    if (header && objects.header(header.num) === header) consider(header.num);
+  }
+  for (const member of objects.objectStreamMembers().values())
+    if (member.source.subarray(member.start, member.end).includes('/Catalog')) consider(member.num);
+  return found;
+}
