@@ -57,4 +57,10 @@ export {
   type IndirectObject,
   type ObjectHeader,
 } from './objects';
-export { rebuildCrossReference, type RebuiltCrossReference } from './rebuild';
+export {
+  appendCrossReference,
+  exactCrossReference,
+  rebuildCrossReference,
+  type RebuiltCrossReference,
+  type TrailerEntries,
+} from './rebuild';

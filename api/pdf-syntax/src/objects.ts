@@ -58,6 +58,7 @@ export interface CompressedObject {
 const MAX_NUMBER_DIGITS = 10;
 const MAX_GEN_DIGITS = 5;
 const MAX_REF_DEPTH = 32;
+const MAX_LENGTH_DEPTH = 4;
 
 /** Every `N G obj` header in buf[from, to), in file order. */
 export function scanObjectHeaders(buf: Buffer, from = 0, to = buf.length): ObjectHeader[] {
@@ -243,7 +244,9 @@ export class PdfObjects {
   /** A /Length value: a number, or an indirect number (never the stream's own object, nor in a loop). */
   private lengthOf(value: PdfValue | undefined, self: number): number | undefined {
     if (!(value instanceof PdfRef)) return numberOf(value);
-    if (value.num === self || this.resolving.has(value.num)) return undefined;
+    // A /Length naming a stream whose /Length names another stream…: a few levels at most (crafted input).
+    if (value.num === self || this.resolving.has(value.num) || this.resolving.size >= MAX_LENGTH_DEPTH)
+      return undefined;
     this.resolving.add(value.num);
     try {
       return numberOf(this.get(value.num)?.value);

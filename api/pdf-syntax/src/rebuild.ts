@@ -1,6 +1,13 @@
 import { endsToken, isDict, nameOf, PdfRef, PdfString, type PdfDict, type PdfValue } from './lexer';
 import { PdfObjects } from './objects';
-import { scanTrailerDictionaries } from './xref';
+import {
+  isObjectHeader,
+  locate,
+  scanTrailerDictionaries,
+  type CrossReference,
+  type XrefEntries,
+  type XrefEntry,
+} from './xref';
 
 /** Object numbers beyond this are refused (a 5 MB file holds fewer than a million objects). */
 const MAX_ROWS = 2_000_000;
@@ -10,6 +17,93 @@ export interface RebuiltCrossReference {
   bytes: Buffer;
   /** The catalog the new trailer names. */
   root: number;
+}
+
+/** What the appended trailer names. */
+export interface TrailerEntries {
+  root: number;
+  info?: PdfValue;
+  id?: PdfValue;
+}
+
+/**
+ * The file with a cross-reference stream appended (an incremental section without /Prev): every object of `entries`
+ * where it is, and a trailer naming `root` and, when they are usable, the document information and the file
+ * identifier. The bytes before it are unchanged; a reader of the result reads the objects exactly where the entries
+ * say. Undefined when object numbers run beyond two million.
+ */
+export function appendCrossReference(buf: Buffer, entries: XrefEntries, trailer: TrailerEntries): Buffer | undefined {
+  let highest = trailer.root;
+  for (const num of entries.keys()) if (num > highest) highest = num;
+  const size = highest + 2; // the new stream takes the number after the highest
+  if (size > MAX_ROWS) return undefined;
+  const self = size - 1;
+  // One row per number: type, field 2, field 3 (ISO 32000-1, 7.5.8.3); free rows are zeros.
+  const types = new Uint8Array(size);
+  const field2 = new Float64Array(size);
+  const field3 = new Float64Array(size);
+  field3[0] = 65535;
+  for (const [num, entry] of entries) {
+    if (num === 0 || num >= self || !entry) continue;
+    if (entry.type === 1) [types[num], field2[num], field3[num]] = [1, entry.offset, entry.gen];
+    else [types[num], field2[num], field3[num]] = [2, entry.stream, entry.index];
+  }
+  const offset = buf.length + 1;
+  [types[self], field2[self], field3[self]] = [1, offset, 0];
+
+  const bytesFor = (values: Float64Array) => {
+    let max = 0;
+    for (const value of values) if (value > max) max = value;
+    return Math.max(1, Math.ceil(Math.log2(max + 1) / 8));
+  };
+  const w1 = bytesFor(field2);
+  const w2 = bytesFor(field3);
+  const row = 1 + w1 + w2;
+  const data = Buffer.alloc(size * row);
+  for (let i = 0; i < size; i++) {
+    data[i * row] = types[i];
+    data.writeUIntBE(field2[i], i * row + 1, w1);
+    data.writeUIntBE(field3[i], i * row + 1 + w1, w2);
+  }
+
+  const dict = [`/Type /XRef /Size ${size} /W [1 ${w1} ${w2}] /Length ${data.length} /Root ${trailer.root} 0 R`];
+  const { info, id } = trailer;
+  if (info instanceof PdfRef && entries.get(info.num)) dict.push(`/Info ${info.num} ${info.gen} R`);
+  if (Array.isArray(id) && id.length === 2 && id.every((part) => part instanceof PdfString))
+    dict.push(`/ID [${id.map((part) => `<${(part as PdfString).bytes.toString('hex')}>`).join(' ')}]`);
+  return Buffer.concat([
+    buf,
+    Buffer.from(`\n${self} 0 obj\n<< ${dict.join(' ')} >>\nstream\n`, 'latin1'),
+    data,
+    Buffer.from(`\nendstream\nendobj\nstartxref\n${offset}\n%%EOF\n`, 'latin1'),
+  ]);
+}
+
+/**
+ * A file whose cross-reference data reads (readCrossReference found no problem) with every entry pointing exactly at
+ * its object: the offsets readers accept within a few bytes of drift (or after whitespace) moved onto the `N G obj`
+ * they meant, entries at offset 0 (read as null) left out, the newest trailer's /Root, /Info and /ID kept. For a
+ * library that reads cross-reference data to the byte, and startxref only near the end of the file, the result reads
+ * as this reader reads the original. Undefined without a /Root.
+ */
+export function exactCrossReference(buf: Buffer, xref: CrossReference): Buffer | undefined {
+  const root = xref.trailers.map((t) => t.get('Root')).find((r) => r instanceof PdfRef) as PdfRef | undefined;
+  if (!root) return undefined;
+  const entries: XrefEntries = new Map();
+  for (const [num, entry] of xref.entries) {
+    if (!entry || (entry.type === 1 && entry.offset === 0)) continue;
+    if (entry.type === 2) {
+      entries.set(num, entry);
+      continue;
+    }
+    const at = locate(buf, entry.offset, (p) => isObjectHeader(buf, p, num, entry.gen));
+    if (at >= 0) entries.set(num, { type: 1, offset: at, gen: entry.gen });
+  }
+  return appendCrossReference(buf, entries, {
+    root: root.num,
+    info: xref.trailers.map((t) => t.get('Info')).find((v) => v !== undefined),
+    id: xref.trailers.map((t) => t.get('ID')).find((v) => v !== undefined),
+  });
 }
 
 /**
@@ -37,54 +131,18 @@ export function rebuildCrossReference(buf: Buffer, objects = new PdfObjects(buf)
   root ??= findCatalog(objects, isCatalog);
   if (root === undefined) return undefined;
 
-  // One row per number up to the highest: type, field 2, field 3 (ISO 32000-1, 7.5.8.3).
-  const numbers = objects.numbers();
-  const size = (numbers.at(-1) ?? 0) + 2; // the new stream takes the number after the highest
-  if (size > MAX_ROWS) return undefined;
-  const self = size - 1;
-  const types = new Uint8Array(size);
-  const field2 = new Float64Array(size);
-  const field3 = new Float64Array(size);
-  field3[0] = 65535;
+  const entries: XrefEntries = new Map();
   const members = objects.objectStreamMembers();
-  for (const num of numbers) {
-    if (num === 0) continue;
+  for (const num of objects.numbers()) {
     const header = objects.header(num);
     const member = header ? undefined : members.get(num);
-    if (header) [types[num], field2[num], field3[num]] = [1, header.offset, header.gen];
-    else if (member) [types[num], field2[num], field3[num]] = [2, member.stream, member.index];
+    const entry: XrefEntry | undefined = header
+      ? { type: 1, offset: header.offset, gen: header.gen }
+      : member && { type: 2, stream: member.stream, index: member.index };
+    if (entry) entries.set(num, entry);
   }
-  const offset = buf.length + 1;
-  [types[self], field2[self], field3[self]] = [1, offset, 0];
-
-  const bytesFor = (values: Float64Array) => {
-    let max = 0;
-    for (const value of values) if (value > max) max = value;
-    return Math.max(1, Math.ceil(Math.log2(max + 1) / 8));
-  };
-  const w1 = bytesFor(field2);
-  const w2 = bytesFor(field3);
-  const row = 1 + w1 + w2;
-  const data = Buffer.alloc(size * row);
-  for (let i = 0; i < size; i++) {
-    data[i * row] = types[i];
-    data.writeUIntBE(field2[i], i * row + 1, w1);
-    data.writeUIntBE(field3[i], i * row + 1 + w1, w2);
-  }
-
-  const trailer = [`/Type /XRef /Size ${size} /W [1 ${w1} ${w2}] /Length ${data.length} /Root ${root} 0 R`];
-  if (info instanceof PdfRef && objects.get(info.num)) trailer.push(`/Info ${info.num} ${info.gen} R`);
-  if (Array.isArray(id) && id.length === 2 && id.every((part) => part instanceof PdfString))
-    trailer.push(`/ID [${id.map((part) => `<${(part as PdfString).bytes.toString('hex')}>`).join(' ')}]`);
-  return {
-    bytes: Buffer.concat([
-      buf,
-      Buffer.from(`\n${self} 0 obj\n<< ${trailer.join(' ')} >>\nstream\n`, 'latin1'),
-      data,
-      Buffer.from(`\nendstream\nendobj\nstartxref\n${offset}\n%%EOF\n`, 'latin1'),
-    ]),
-    root,
-  };
+  const bytes = appendCrossReference(buf, entries, { root, info, id });
+  return bytes && { bytes, root };
 }
 
 /** The catalog object with the highest number among the newest definitions (plain or compressed). */

@@ -83,7 +83,7 @@ async function examine(bytes: Buffer, mayRepair: boolean): Promise<InspectedPdf>
     const rebuilt = rebuildCrossReference(bytes, new PdfObjects(bytes));
     if (!rebuilt) throw damaged();
     doc = await loadPdf(rebuilt.bytes);
-  } else doc = await loadPdf(bytes, structure.entries);
+  } else doc = await loadPdf(bytes, structure.xref);
   checkPageTree(doc);
   if (doc.getPageCount() === 0) throw damaged();
   const signatureCount = countSignatures(doc);
@@ -105,7 +105,7 @@ async function examine(bytes: Buffer, mayRepair: boolean): Promise<InspectedPdf>
 /** Whether the object the trailer names as /Root is a /Type /Catalog dictionary where the cross-reference data says. */
 function namesCatalog(bytes: Buffer, structure: StructureReport): boolean {
   if (structure.root === undefined) return false;
-  const catalog = objectByEntries(bytes, structure.entries, structure.root);
+  const catalog = objectByEntries(bytes, structure.xref.entries, structure.root);
   return isDict(catalog) && nameOf(catalog.get('Type')) === 'Catalog';
 }
 

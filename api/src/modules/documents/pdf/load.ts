@@ -1,25 +1,32 @@
-import { readCrossReference, type XrefEntries } from '@esign/pdf-syntax';
+import { exactCrossReference, readCrossReference, type CrossReference } from '@esign/pdf-syntax';
 import { PDF, PdfArray, PdfDict, PdfName, PdfRef, type PdfObject } from '@libpdf/core';
 import { AppError } from '../../../common/app-error';
 import { damaged, encrypted } from './messages';
 
 /**
- * @libpdf/core's reading of the bytes, strict: no recovery of a damaged file by itself (a file whose cross-reference
- * data is wrong is rebuilt by inspectPdf first, or refused), and every object the cross-reference data lists must
- * parse (an object it cannot parse is an error, not a null). Anything it throws becomes the 4xx damaged (or
- * encrypted) error. `entries`: the file's cross-reference entries when the caller has read them already.
+ * @libpdf/core's reading of the bytes, strict. It reads the objects where this product's reader of the cross-reference
+ * data (@esign/pdf-syntax) finds them: the library reads offsets to the byte and startxref only near the end of the
+ * file, where readers (and the upload check) accept a few bytes of drift, so it is handed the same data written
+ * exactly (exactCrossReference, appended to a copy). No recovery of its own: a file whose cross-reference data does not
+ * read is damaged here (inspectPdf rebuilds one first). Every object the data lists must parse (an object that does
+ * not is an error, not a null), and nothing is added to the document. Anything it throws becomes the 4xx damaged (or
+ * encrypted) error. `xref`: the file's cross-reference data when the caller has read it already.
  */
-export async function loadPdf(bytes: Uint8Array, entries?: XrefEntries): Promise<PDF> {
+export async function loadPdf(bytes: Uint8Array, xref?: CrossReference): Promise<PDF> {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const read = xref ?? readCrossReference(buf);
+  if (read.trailers.some((trailer) => trailer.has('Encrypt'))) throw encrypted();
+  const exact = read.problems.length === 0 ? exactCrossReference(buf, read) : undefined;
+  if (!exact) throw damaged();
   let doc: PDF;
   try {
-    doc = await PDF.load(bytes, { lenient: false });
+    doc = await PDF.load(exact, { lenient: false });
   } catch (e) {
     if (e instanceof AppError) throw e;
     throw damaged();
   }
-  if (doc.isEncrypted) throw encrypted();
   try {
-    for (const [num, entry] of entries ?? readCrossReference(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)).entries) {
+    for (const [num, entry] of read.entries) {
       // An in-use entry at offset 0 reads as the null object (qpdf and poppler agree); object 0 is never one.
       if (num === 0 || entry === null || (entry.type === 1 && entry.offset === 0)) continue;
       doc.getObject(PdfRef.of(num, entry.type === 1 ? entry.gen : 0));

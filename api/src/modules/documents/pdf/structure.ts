@@ -15,7 +15,7 @@ import {
   inflate,
   XREF_DICT_LOOKBACK,
   type PdfDict,
-  type XrefEntries,
+  type CrossReference,
 } from '@esign/pdf-syntax';
 
 /**
@@ -42,8 +42,8 @@ export interface StructureReport {
   sections: number;
   /** In-use objects the merged cross-reference data lists. */
   objects: number;
-  /** The merged cross-reference entries (newest section winning). */
-  entries: XrefEntries;
+  /** The cross-reference data as read: merged entries (newest section winning) and trailers. */
+  xref: CrossReference;
   /**
    * Why loading the file would decode too much (see checkLoadDecoding): the strict load parses every object, which
    * inflates every object stream, and @libpdf/core inflates with no bound. Undefined: within bounds.
@@ -58,7 +58,9 @@ export function analyseStructure(buf: Buffer): StructureReport {
   const warn = (text: string) => {
     if (warnings.length < MAX_WARNINGS) warnings.push(text);
   };
-  const { entries: merged, trailers, problems } = readCrossReference(buf);
+  const xref = readCrossReference(buf);
+  const { entries: merged, trailers } = xref;
+  const problems = [...xref.problems];
   const scanned = scanTrailerDictionaries(buf);
   const hasRoot = (d: PdfDict) => d.get('Root') instanceof PdfRef;
 
@@ -101,7 +103,7 @@ export function analyseStructure(buf: Buffer): StructureReport {
     byteRangeSeen: buf.indexOf('/ByteRange') >= 0,
     sections: trailers.length,
     objects,
-    entries: merged,
+    xref,
     loadTooCostly: checkLoadDecoding(buf),
   };
 }
