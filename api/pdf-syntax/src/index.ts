@@ -56,6 +56,7 @@ export {
   type CompressedObject,
   type IndirectObject,
   type ObjectHeader,
+  type ObjectStreamCache,
 } from './objects';
 export {
   appendCrossReference,

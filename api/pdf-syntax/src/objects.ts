@@ -284,16 +284,20 @@ export function objectStreamIndex(data: Buffer, dict: PdfDict): { num: number; s
   return objects;
 }
 
+/** Object streams decoded by objectByEntries, by number, for a caller that reads many objects of one file. */
+export type ObjectStreamCache = Map<number, { data: Buffer; members: { num: number; start: number; end: number }[] } | null>;
+
 /**
  * Object `num` where the cross-reference data says it is (the reading of a reader that trusts it): at its offset
  * (within the drift readers tolerate), or in the object stream the entry names. Undefined when it is not there or does
- * not parse.
+ * not parse. `streams` keeps the object streams decoded between calls.
  */
 export function objectByEntries(
   buf: Buffer,
   entries: XrefEntries,
   num: number,
   budget: InflateBudget = unbounded(),
+  streams: ObjectStreamCache = new Map(),
 ): PdfValue | undefined {
   const entry = entries.get(num);
   if (!entry) return undefined;
@@ -309,16 +313,26 @@ export function objectByEntries(
     }
   };
   if (entry.type === 1) return plain(num, entry.offset, entry.gen)?.value;
-  const container = entries.get(entry.stream);
-  if (!container || container.type !== 1) return undefined;
-  const stream = plain(entry.stream, container.offset, container.gen);
-  if (!stream || !isDict(stream.value)) return undefined;
+  if (!streams.has(entry.stream)) {
+    const container = entries.get(entry.stream);
+    const stream = container?.type === 1 ? plain(entry.stream, container.offset, container.gen) : undefined;
+    let decoded: { data: Buffer; members: { num: number; start: number; end: number }[] } | null = null;
+    if (stream && isDict(stream.value)) {
+      try {
+        const { start, end } = streamBounds(stream.lexer, stream.value);
+        const data = decodeStream(buf.subarray(start, end), stream.value, budget, start);
+        decoded = { data, members: objectStreamIndex(data, stream.value) };
+      } catch {
+        decoded = null;
+      }
+    }
+    streams.set(entry.stream, decoded);
+  }
+  const decoded = streams.get(entry.stream);
+  const member = decoded?.members[entry.index];
+  if (!decoded || !member || member.num !== num) return undefined;
   try {
-    const { start, end } = streamBounds(stream.lexer, stream.value);
-    const data = decodeStream(buf.subarray(start, end), stream.value, budget, start);
-    const member = objectStreamIndex(data, stream.value)[entry.index];
-    if (!member || member.num !== num) return undefined;
-    return new PdfLexer(data.subarray(0, member.end), member.start).readValue();
+    return new PdfLexer(decoded.data.subarray(0, member.end), member.start).readValue();
   } catch {
     return undefined;
   }

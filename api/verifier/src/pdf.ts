@@ -86,6 +86,12 @@ export function revisionEnds(bytes: Buffer): number[] {
   return ends;
 }
 
+/** A field dictionary's partial name (/T). */
+const titleOf = (value: PdfValue | undefined): string | null => {
+  const title = value instanceof Map ? value.get('T') : undefined;
+  return title instanceof PdfString ? textOf(title) : null;
+};
+
 /**
  * Every signature dictionary holding a /ByteRange, oldest (smallest coverage) first. `objects`: the file's objects
  * when the caller has them already.
