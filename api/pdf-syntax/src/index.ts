@@ -56,6 +56,8 @@ export {
   type CompressedObject,
   type IndirectObject,
   type ObjectHeader,
+  type ObjectStream,
+  type ObjectStreamIndex,
   type ObjectStreamCache,
 } from './objects';
 export {

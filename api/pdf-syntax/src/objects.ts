@@ -45,6 +45,20 @@ export interface IndirectObject {
   data?: StreamBounds;
 }
 
+/** The objects an object stream holds: number, and where its text starts and ends in the decoded data. */
+export interface ObjectStreamIndex {
+  nums: number[];
+  starts: number[];
+  ends: number[];
+}
+
+/** An object stream, decoded, with its index. */
+export interface ObjectStream extends ObjectStreamIndex {
+  /** The stream object's number. */
+  num: number;
+  data: Buffer;
+}
+
 /** An object of an object stream, not yet parsed: its text is `source[start, end)`. */
 export interface CompressedObject {
   num: number;
@@ -94,7 +108,11 @@ export class PdfObjects {
   /** The newest plain definition of each number. */
   private readonly plain = new Map<number, ObjectHeader>();
   private readonly parsed = new Map<number, IndirectObject>();
-  private compressed: Map<number, CompressedObject> | null = null;
+  /** The object streams (newest definitions, file order) and, per compressed number, [stream, index] of the newest. */
+  private streams: ObjectStream[] | null = null;
+  private readonly compressedAt = new Map<number, number>();
+  private readonly memberStream: number[] = [];
+  private readonly memberIndex: number[] = [];
   private readonly resolving = new Set<number>();
 
   /**
@@ -111,7 +129,8 @@ export class PdfObjects {
 
   /** Every object number defined plainly or in an object stream. */
   numbers(): number[] {
-    return [...new Set([...this.plain.keys(), ...this.objectStreamMembers().keys()])].sort((a, b) => a - b);
+    this.objectStreams();
+    return [...new Set([...this.plain.keys(), ...this.compressedAt.keys()])].sort((a, b) => a - b);
   }
 
   /** The newest plain definition's header of `num`. */
@@ -123,7 +142,7 @@ export class PdfObjects {
   get(num: number): IndirectObject | null {
     const header = this.plain.get(num);
     if (header) return this.at(header);
-    const member = this.objectStreamMembers().get(num);
+    const member = this.compressed(num);
     return member ? this.compressedObject(member) : null;
   }
 
@@ -164,14 +183,15 @@ export class PdfObjects {
       if (header.num === num) last = header;
     }
     if (last) return this.at(last);
-    const member = this.objectStreamMembers().get(num);
+    const member = this.compressed(num);
     return member ? this.compressedObject(member) : null;
   }
 
   /** A value with references followed (a few levels deep); undefined for a missing or unreadable object. */
   resolve(value: PdfValue | undefined): PdfValue | undefined {
     let current = value;
-    for (let depth = 0; current instanceof PdfRef && depth < MAX_REF_DEPTH; depth++) current = this.get(current.num)?.value;
+    for (let depth = 0; current instanceof PdfRef && depth < MAX_REF_DEPTH; depth++)
+      current = this.get(current.num)?.value;
     return current instanceof PdfRef ? undefined : current;
   }
 
@@ -185,11 +205,14 @@ export class PdfObjects {
     }
   }
 
-  /** The objects of every object stream, by number, not parsed yet: a later stream's definition wins. */
-  objectStreamMembers(): Map<number, CompressedObject> {
-    if (this.compressed) return this.compressed;
-    const members = new Map<number, CompressedObject>();
-    this.compressed = members;
+  /**
+   * Every object stream (/Type /ObjStm) among the newest plain definitions, in file order, decoded once. Numbers a
+   * later stream holds too are the later stream's.
+   */
+  objectStreams(): ObjectStream[] {
+    if (this.streams) return this.streams;
+    const streams: ObjectStream[] = [];
+    this.streams = streams; // a /Length read while decoding may ask for a compressed object: none yet
     const seen = new Set<number>();
     for (let at = this.buf.indexOf('/ObjStm'); at >= 0; at = this.buf.indexOf('/ObjStm', at + 7)) {
       if (!endsToken(this.buf[at + 7])) continue;
@@ -200,11 +223,71 @@ export class PdfObjects {
       if (!isDict(stream.value) || nameOf(stream.value.get('Type')) !== 'ObjStm') continue;
       const data = this.streamData(stream);
       if (!data) continue;
-      objectStreamIndex(data, stream.value).forEach(({ num, start, end }, index) =>
-        members.set(num, { num, stream: header.num, index, source: data, start, end }),
-      );
+      const index = objectStreamIndex(data, stream.value);
+      const position = streams.push({ num: header.num, data, ...index }) - 1;
+      for (let i = 0; i < index.nums.length; i++) {
+        this.compressedAt.set(index.nums[i], this.memberStream.length);
+        this.memberStream.push(position);
+        this.memberIndex.push(i);
+      }
     }
-    return members;
+    return streams;
+  }
+
+  /** Where compressed object `num` is (the newest object stream holding it), not parsed; undefined when none does. */
+  compressed(num: number): CompressedObject | undefined {
+    const at = this.objectStreams() && this.compressedAt.get(num);
+    return at === undefined ? undefined : this.memberOf(this.memberStream[at], this.memberIndex[at]);
+  }
+
+  /** Every compressed number (each in the newest object stream holding it). */
+  compressedNumbers(): number[] {
+    this.objectStreams();
+    return [...this.compressedAt.keys()];
+  }
+
+  /**
+   * The compressed objects whose text matches `pattern` (a global search over each object stream's text, so nothing is
+   * cut up first), each once; only the newest definition of a number counts.
+   */
+  searchObjectStreams(pattern: RegExp): CompressedObject[] {
+    const found: CompressedObject[] = [];
+    const re = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+    this.objectStreams().forEach((stream, position) => {
+      const text = stream.data.toString('latin1');
+      let last = -1;
+      for (let m = re.exec(text); m; m = re.exec(text)) {
+        if (m[0].length === 0) re.lastIndex++;
+        // The member whose text holds the match: the last one starting at or before it.
+        let lo = 0;
+        let hi = stream.starts.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (stream.starts[mid] <= m.index) lo = mid + 1;
+          else hi = mid;
+        }
+        const i = lo - 1;
+        if (i < 0 || i === last || m.index >= stream.ends[i]) continue;
+        last = i;
+        const num = stream.nums[i];
+        const at = this.compressedAt.get(num);
+        if (at !== undefined && this.memberStream[at] === position && this.memberIndex[at] === i)
+          found.push(this.memberOf(position, i));
+      }
+    });
+    return found;
+  }
+
+  private memberOf(position: number, i: number): CompressedObject {
+    const stream = (this.streams as ObjectStream[])[position];
+    return {
+      num: stream.nums[i],
+      stream: stream.num,
+      index: i,
+      source: stream.data,
+      start: stream.starts[i],
+      end: stream.ends[i],
+    };
   }
 
   /** An object of an object stream, parsed. */
@@ -260,32 +343,47 @@ export class PdfObjects {
  * The objects an object stream holds (ISO 32000-1, 7.5.7): `N` pairs of number and offset before `/First`, in order;
  * each object's text runs to the next one's offset. Stops at the first pair that is not two numbers.
  */
-export function objectStreamIndex(data: Buffer, dict: PdfDict): { num: number; start: number; end: number }[] {
+export function objectStreamIndex(data: Buffer, dict: PdfDict): ObjectStreamIndex {
+  const index: ObjectStreamIndex = { nums: [], starts: [], ends: [] };
   const n = numberOf(dict.get('N'));
   const first = numberOf(dict.get('First'));
-  if (n === undefined || first === undefined || !Number.isInteger(n) || n < 0) return [];
-  if (!Number.isInteger(first) || first < 0 || first > data.length) return [];
-  const lexer = new PdfLexer(data.subarray(0, first), 0);
-  const pairs: { num: number; offset: number }[] = [];
+  if (n === undefined || first === undefined || !Number.isInteger(n) || n < 0) return index;
+  if (!Number.isInteger(first) || first < 0 || first > data.length) return index;
+  const offsets: number[] = [];
+  let pos = 0;
+  /** The next unsigned integer of the header (whitespace and comments before it), or -1. */
+  const next = (): number => {
+    while (pos < first && (isWhitespace(data[pos]) || data[pos] === 0x25)) {
+      if (data[pos] === 0x25) while (pos < first && data[pos] !== 0x0a && data[pos] !== 0x0d) pos++;
+      else pos++;
+    }
+    let value = 0;
+    const start = pos;
+    while (pos < first && isDigit(data[pos]) && pos - start < 15) value = value * 10 + data[pos++] - 0x30;
+    return pos === start || (pos < first && !endsToken(data[pos])) ? -1 : value;
+  };
   for (let i = 0; i < n; i++) {
-    lexer.skipSpace();
-    const num = lexer.readUnsigned();
-    lexer.skipSpace();
-    const offset = lexer.readUnsigned();
-    if (num === undefined || offset === undefined) break;
-    pairs.push({ num, offset });
+    const num = next();
+    const offset = num < 0 ? -1 : next();
+    if (offset < 0) break;
+    index.nums.push(num);
+    offsets.push(offset);
   }
-  const objects: { num: number; start: number; end: number }[] = [];
-  pairs.forEach(({ num, offset }, i) => {
-    const start = first + offset;
-    const end = i + 1 < pairs.length ? first + pairs[i + 1].offset : data.length;
-    if (start <= data.length) objects.push({ num, start, end: Math.min(data.length, Math.max(start, end)) });
-  });
-  return objects;
+  for (let i = 0; i < offsets.length; i++) {
+    const start = first + offsets[i];
+    const end = i + 1 < offsets.length ? first + offsets[i + 1] : data.length;
+    if (start > data.length) {
+      index.nums.length = i;
+      break;
+    }
+    index.starts.push(start);
+    index.ends.push(Math.min(data.length, Math.max(start, end)));
+  }
+  return index;
 }
 
 /** Object streams decoded by objectByEntries, by number, for a caller that reads many objects of one file. */
-export type ObjectStreamCache = Map<number, { data: Buffer; members: { num: number; start: number; end: number }[] } | null>;
+export type ObjectStreamCache = Map<number, { data: Buffer; index: ObjectStreamIndex } | null>;
 
 /**
  * Object `num` where the cross-reference data says it is (the reading of a reader that trusts it): at its offset
@@ -316,12 +414,12 @@ export function objectByEntries(
   if (!streams.has(entry.stream)) {
     const container = entries.get(entry.stream);
     const stream = container?.type === 1 ? plain(entry.stream, container.offset, container.gen) : undefined;
-    let decoded: { data: Buffer; members: { num: number; start: number; end: number }[] } | null = null;
+    let decoded: { data: Buffer; index: ObjectStreamIndex } | null = null;
     if (stream && isDict(stream.value)) {
       try {
         const { start, end } = streamBounds(stream.lexer, stream.value);
         const data = decodeStream(buf.subarray(start, end), stream.value, budget, start);
-        decoded = { data, members: objectStreamIndex(data, stream.value) };
+        decoded = { data, index: objectStreamIndex(data, stream.value) };
       } catch {
         decoded = null;
       }
@@ -329,10 +427,10 @@ export function objectByEntries(
     streams.set(entry.stream, decoded);
   }
   const decoded = streams.get(entry.stream);
-  const member = decoded?.members[entry.index];
-  if (!decoded || !member || member.num !== num) return undefined;
+  const i = entry.index;
+  if (!decoded || i >= decoded.index.nums.length || decoded.index.nums[i] !== num) return undefined;
   try {
-    return new PdfLexer(decoded.data.subarray(0, member.end), member.start).readValue();
+    return new PdfLexer(decoded.data.subarray(0, decoded.index.ends[i]), decoded.index.starts[i]).readValue();
   } catch {
     return undefined;
   }

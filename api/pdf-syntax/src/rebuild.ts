@@ -132,10 +132,9 @@ export function rebuildCrossReference(buf: Buffer, objects = new PdfObjects(buf)
   if (root === undefined) return undefined;
 
   const entries: XrefEntries = new Map();
-  const members = objects.objectStreamMembers();
   for (const num of objects.numbers()) {
     const header = objects.header(num);
-    const member = header ? undefined : members.get(num);
+    const member = header ? undefined : objects.compressed(num);
     const entry: XrefEntry | undefined = header
       ? { type: 1, offset: header.offset, gen: header.gen }
       : member && { type: 2, stream: member.stream, index: member.index };
@@ -157,7 +156,6 @@ function findCatalog(objects: PdfObjects, isCatalog: (value: PdfValue | undefine
     const header = objects.headerBefore(at);
     if (header && objects.header(header.num) === header) consider(header.num);
   }
-  for (const member of objects.objectStreamMembers().values())
-    if (member.source.subarray(member.start, member.end).includes('/Catalog')) consider(member.num);
+  for (const member of objects.searchObjectStreams(/\/Catalog\b/)) consider(member.num);
   return found;
 }

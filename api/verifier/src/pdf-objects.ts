@@ -47,9 +47,7 @@ function dssReferences(objects: PdfObjects): { numbers: number[]; direct: PdfDic
     seen.add(header.offset);
     take(header.num, objects.at(header).value);
   }
-  for (const member of objects.objectStreamMembers().values())
-    if (member.source.subarray(member.start, member.end).includes('/DSS'))
-      take(member.num, objects.compressedObject(member).value);
+  for (const member of objects.searchObjectStreams(/\/DSS\b/)) take(member.num, objects.compressedObject(member).value);
   return { numbers: [...numbers], direct };
 }
 

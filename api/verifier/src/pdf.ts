@@ -140,9 +140,8 @@ export function findSignatures(bytes: Buffer, objects?: PdfObjects): PdfSignatur
       const header = direct?.index === undefined ? undefined : objects.headerBefore(direct.index);
       if (header) field = titleOf(objects.at(header).value);
       if (field === null) {
-        for (const member of objects.objectStreamMembers().values())
-          if (refRe.test(member.source.toString('latin1', member.start, member.end)))
-            field = titleOf(objects.compressedObject(member).value) ?? field;
+        for (const member of objects.searchObjectStreams(refRe))
+          field = titleOf(objects.compressedObject(member).value) ?? field;
       }
     }
     // A dictionary written directly under /Perms (/UR3 << … >>): Reader's usage rights, not a signer's signature.

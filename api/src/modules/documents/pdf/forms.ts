@@ -119,8 +119,7 @@ function isChecked(field: CheckboxField): boolean {
 }
 
 /** The on state of each of a button's widgets that has one, in order. */
-const onValues = (field: FormField): string[] =>
-  field.getWidgets().flatMap((widget) => widget.getOnValue() ?? []);
+const onValues = (field: FormField): string[] => field.getWidgets().flatMap((widget) => widget.getOnValue() ?? []);
 
 /** The /Opt export values of a radio group (texts), when it has them. */
 function exportValues(doc: PDF, field: RadioField): string[] | undefined {

@@ -171,7 +171,7 @@ const round = (value: number) => Math.round(value * 1000) / 1000 + 0;
 /** An attribute a page inherits from its ancestors in the page tree when it has none (ISO 32000-1, 7.7.3.4). */
 function inherited(doc: PDF, node: PdfDict, key: string): PdfObject | undefined {
   const seen = new Set<PdfDict>();
-  for (let current = node as PdfObject | undefined; current instanceof PdfDict && !seen.has(current); ) {
+  for (let current = node as PdfObject | undefined; current instanceof PdfDict && !seen.has(current);) {
     seen.add(current);
     const value = current.get(key);
     if (value !== undefined) return lookup(doc, value);

@@ -74,7 +74,5 @@ export function countSignatures(doc: PDF): number {
 function isSignatureDictionary(dict: PdfDict): boolean {
   if (dict.get('ByteRange')) return true;
   const type = dict.get('Type');
-  return (
-    type instanceof PdfName && (type.value === 'Sig' || type.value === 'DocTimeStamp') && dict.has('Contents')
-  );
+  return type instanceof PdfName && (type.value === 'Sig' || type.value === 'DocTimeStamp') && dict.has('Contents');
 }

@@ -53,7 +53,17 @@ describe('one PDF library: no pdf-lib', () => {
           offenders.push(relative(ROOT, path));
       }
     };
-    for (const dir of ['api/src', 'api/test', 'api/scripts', 'api/pdf-syntax', 'api/verifier', 'cli', 'tests', 'admin', 'signer-web'])
+    for (const dir of [
+      'api/src',
+      'api/test',
+      'api/scripts',
+      'api/pdf-syntax',
+      'api/verifier',
+      'cli',
+      'tests',
+      'admin',
+      'signer-web',
+    ])
       walk(join(ROOT, dir));
     expect(offenders).toEqual([]);
   });
