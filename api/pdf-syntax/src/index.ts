@@ -48,8 +48,11 @@ export {
   type XrefEntry,
 } from './xref';
 export {
+  endsInsideObject,
   entryOf,
+  indexInObjectStream,
   objectByEntries,
+  objectStreamByEntries,
   objectStreamIndex,
   PdfObjects,
   scanObjectHeaders,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { isDict, nameOf, PdfRef, sameValue } from './lexer';
-import { objectByEntries, PdfObjects } from './objects';
+import { endsInsideObject, objectByEntries, PdfObjects } from './objects';
 import { rebuildCrossReference } from './rebuild';
 import { readCrossReference } from './xref';
 
@@ -79,6 +79,30 @@ describe('PdfObjects: objects by number as a rebuilding reader finds them', () =
     const objects = new PdfObjects(bytes, { inflatable: 1 << 20 });
     expect(objects.objectStreams()).toEqual([]);
     expect(objects.get(5)).toBeNull();
+  });
+});
+
+describe('reading by the cross-reference data', () => {
+  it('finds a compressed object by its number when its entry gives another index, as readers do', () => {
+    const bytes = fixture('fancy_fields.pdf');
+    const { entries } = readCrossReference(bytes);
+    const [num, entry] = [...entries].find(([, e]) => e?.type === 2) as [
+      number,
+      { type: 2; stream: number; index: number },
+    ];
+    const wrong = new Map(entries).set(num, { ...entry, index: entry.index + 50 });
+    expect(objectByEntries(bytes, wrong, num)).toEqual(objectByEntries(bytes, entries, num));
+    expect(objectByEntries(bytes, wrong, num)).not.toBeUndefined();
+  });
+
+  it('tells a file cut off inside an object', () => {
+    for (const name of ['doc_2_3_pages.pdf', 'normal.pdf', 'fancy_fields.pdf', 'linearized_with_object_streams.pdf']) {
+      const bytes = fixture(name);
+      expect(endsInsideObject(bytes)).toBe(false);
+      expect(endsInsideObject(bytes.subarray(0, bytes.length >> 1))).toBe(true);
+    }
+    const complete = Buffer.from('%PDF-1.7\n1 0 obj\n<< /A 1 >>\nxref\n', 'latin1');
+    expect(endsInsideObject(complete)).toBe(false);
   });
 });
 

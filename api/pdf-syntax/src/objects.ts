@@ -7,6 +7,7 @@ import {
   numberOf,
   PdfLexer,
   PdfRef,
+  startsWithAt,
   type PdfDict,
   type PdfValue,
 } from './lexer';
@@ -385,6 +386,66 @@ export function objectStreamIndex(data: Buffer, dict: PdfDict): ObjectStreamInde
 /** Object streams decoded by objectByEntries, by number, for a caller that reads many objects of one file. */
 export type ObjectStreamCache = Map<number, { data: Buffer; index: ObjectStreamIndex } | null>;
 
+/** Object `num`'s `N G obj` where the cross-reference data says (within the drift readers tolerate), parsed. */
+function plainByEntry(
+  buf: Buffer,
+  num: number,
+  offset: number,
+  gen: number,
+): { value: PdfValue; lexer: PdfLexer } | undefined {
+  const at = locate(buf, offset, (p) => isObjectHeader(buf, p, num, gen));
+  const header = at < 0 ? undefined : readObjectHeader(buf, at);
+  if (!header) return undefined;
+  const lexer = new PdfLexer(buf, header.end);
+  try {
+    return { value: lexer.readValue(), lexer };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Object stream `num` (a plain object where the entries say), decoded once per cache; null when it cannot be. */
+export function objectStreamByEntries(
+  buf: Buffer,
+  entries: XrefEntries,
+  num: number,
+  budget: InflateBudget = unbounded(),
+  streams: ObjectStreamCache = new Map(),
+): { data: Buffer; index: ObjectStreamIndex } | null {
+  let decoded = streams.get(num);
+  if (decoded !== undefined) return decoded;
+  decoded = null;
+  const container = entries.get(num);
+  const stream = container?.type === 1 ? plainByEntry(buf, num, container.offset, container.gen) : undefined;
+  if (stream && isDict(stream.value) && nameOf(stream.value.get('Type')) === 'ObjStm') {
+    try {
+      const { start, end } = streamBounds(stream.lexer, stream.value);
+      const data = decodeStream(buf.subarray(start, end), stream.value, budget, start);
+      decoded = { data, index: objectStreamIndex(data, stream.value) };
+    } catch {
+      decoded = null;
+    }
+  }
+  streams.set(num, decoded);
+  return decoded;
+}
+
+/**
+ * Where compressed object `num` is in its object stream: the index its entry gives when the object there has that
+ * number, else the (last) index that does, as readers find it (pdf.js and qpdf read an object stream by the numbers
+ * it lists). Undefined when the stream does not hold it.
+ */
+export function indexInObjectStream(
+  stream: { index: ObjectStreamIndex },
+  num: number,
+  index: number,
+): number | undefined {
+  const nums = stream.index.nums;
+  if (index < nums.length && nums[index] === num) return index;
+  const found = nums.lastIndexOf(num);
+  return found < 0 ? undefined : found;
+}
+
 /**
  * Object `num` where the cross-reference data says it is (the reading of a reader that trusts it): at its offset
  * (within the drift readers tolerate), or in the object stream the entry names. Undefined when it is not there or does
@@ -399,41 +460,39 @@ export function objectByEntries(
 ): PdfValue | undefined {
   const entry = entries.get(num);
   if (!entry) return undefined;
-  const plain = (n: number, offset: number, gen: number): { value: PdfValue; lexer: PdfLexer } | undefined => {
-    const at = locate(buf, offset, (p) => isObjectHeader(buf, p, n, gen));
-    const header = at < 0 ? undefined : readObjectHeader(buf, at);
-    if (!header) return undefined;
-    const lexer = new PdfLexer(buf, header.end);
-    try {
-      return { value: lexer.readValue(), lexer };
-    } catch {
-      return undefined;
-    }
-  };
-  if (entry.type === 1) return plain(num, entry.offset, entry.gen)?.value;
-  if (!streams.has(entry.stream)) {
-    const container = entries.get(entry.stream);
-    const stream = container?.type === 1 ? plain(entry.stream, container.offset, container.gen) : undefined;
-    let decoded: { data: Buffer; index: ObjectStreamIndex } | null = null;
-    if (stream && isDict(stream.value)) {
-      try {
-        const { start, end } = streamBounds(stream.lexer, stream.value);
-        const data = decodeStream(buf.subarray(start, end), stream.value, budget, start);
-        decoded = { data, index: objectStreamIndex(data, stream.value) };
-      } catch {
-        decoded = null;
-      }
-    }
-    streams.set(entry.stream, decoded);
-  }
-  const decoded = streams.get(entry.stream);
-  const i = entry.index;
-  if (!decoded || i >= decoded.index.nums.length || decoded.index.nums[i] !== num) return undefined;
+  if (entry.type === 1) return plainByEntry(buf, num, entry.offset, entry.gen)?.value;
+  const decoded = objectStreamByEntries(buf, entries, entry.stream, budget, streams);
+  const i = decoded ? indexInObjectStream(decoded, num, entry.index) : undefined;
+  if (!decoded || i === undefined) return undefined;
   try {
     return new PdfLexer(decoded.data.subarray(0, decoded.index.ends[i]), decoded.index.starts[i]).readValue();
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether the file ends inside an object: its last `N G obj` has no `endobj` after it and its value does not parse to
+ * the end (or its stream has no `endstream`): a file cut off in the middle, whose first cross-reference section, at
+ * the start of a linearized file, may still read.
+ */
+export function endsInsideObject(buf: Buffer): boolean {
+  for (let at = buf.lastIndexOf('obj'); at >= 0; at = at > 0 ? buf.lastIndexOf('obj', at - 1) : -1) {
+    if (!endsToken(buf[at + 3])) continue;
+    if (at >= 3 && startsWithAt(buf, at - 3, 'end')) return false;
+    const header = scanObjectHeaders(buf, Math.max(0, at - 32), at + 3).find((h) => h.end === at + 3);
+    if (!header) continue;
+    const lexer = new PdfLexer(buf, header.end);
+    try {
+      const value = lexer.readValue();
+      lexer.skipSpace();
+      if (isDict(value) && startsWithAt(buf, lexer.pos, 'stream')) streamBounds(lexer, value);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** The value of a dictionary entry with references followed. */

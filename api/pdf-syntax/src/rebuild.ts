@@ -1,5 +1,5 @@
 import { endsToken, isDict, nameOf, PdfRef, PdfString, type PdfDict, type PdfValue } from './lexer';
-import { PdfObjects } from './objects';
+import { indexInObjectStream, objectStreamByEntries, PdfObjects, type ObjectStreamCache } from './objects';
 import {
   isObjectHeader,
   locate,
@@ -82,18 +82,26 @@ export function appendCrossReference(buf: Buffer, entries: XrefEntries, trailer:
 /**
  * A file whose cross-reference data reads (readCrossReference found no problem) with every entry pointing exactly at
  * its object: the offsets readers accept within a few bytes of drift (or after whitespace) moved onto the `N G obj`
- * they meant, entries at offset 0 (read as null) left out, the newest trailer's /Root, /Info and /ID kept. For a
- * library that reads cross-reference data to the byte, and startxref only near the end of the file, the result reads
- * as this reader reads the original. Undefined without a /Root.
+ * they meant, a compressed object's index corrected to where its object stream lists its number (readers look
+ * objects of a stream up by number), entries at offset 0 (read as null) left out, the newest trailer's /Root, /Info
+ * and /ID kept. For a library that reads cross-reference data to the byte (and an object stream by index only), and
+ * startxref only near the end of the file, the result reads as this reader reads the original. Undefined without a
+ * /Root. `streams`: object streams already decoded.
  */
-export function exactCrossReference(buf: Buffer, xref: CrossReference): Buffer | undefined {
+export function exactCrossReference(
+  buf: Buffer,
+  xref: CrossReference,
+  streams: ObjectStreamCache = new Map(),
+): Buffer | undefined {
   const root = xref.trailers.map((t) => t.get('Root')).find((r) => r instanceof PdfRef) as PdfRef | undefined;
   if (!root) return undefined;
   const entries: XrefEntries = new Map();
   for (const [num, entry] of xref.entries) {
     if (!entry || (entry.type === 1 && entry.offset === 0)) continue;
     if (entry.type === 2) {
-      entries.set(num, entry);
+      const stream = objectStreamByEntries(buf, xref.entries, entry.stream, undefined, streams);
+      const index = stream ? indexInObjectStream(stream, num, entry.index) : undefined;
+      if (index !== undefined) entries.set(num, { type: 2, stream: entry.stream, index });
       continue;
     }
     const at = locate(buf, entry.offset, (p) => isObjectHeader(buf, p, num, entry.gen));

@@ -311,6 +311,22 @@ describe('inspectPdf: refusals, each a 4xx with a message for the user', () => {
     await expectRefused(inspect(tree('2 0 R 3 0 R')), 422, Messages.pdfDamaged);
   });
 
+  it('refuses a linearized file cut off in the middle, though its first cross-reference section still reads', async () => {
+    const bytes = readFixture('pdfs', 'doc_2_3_pages.pdf');
+    await expectRefused(inspect(bytes.subarray(0, bytes.length >> 1)), 422, Messages.pdfDamaged);
+  });
+
+  it('refuses a page that is its own ancestor through /Parent', async () => {
+    const tree = (pageParent: string) =>
+      handWritten([
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        `<< /Type /Page /Parent ${pageParent} /MediaBox [0 0 612 792] >>`,
+      ]);
+    expect((await inspect(tree('2 0 R'))).totalPages).toBe(1);
+    await expectRefused(inspect(tree('3 0 R')), 422, Messages.pdfDamaged);
+  });
+
   it('refuses an object stream that inflates to a gigabyte before it is decoded', async () => {
     // 1 GiB of zeros in about 1 MB: sync-flushed segments of 1 MiB of zeros repeat as they are.
     const segment = deflateRawSync(Buffer.alloc(1 << 20), { finishFlush: zlibConstants.Z_SYNC_FLUSH, level: 9 });

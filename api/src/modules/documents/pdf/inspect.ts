@@ -1,5 +1,12 @@
 import { Limits, pdfFileNameProblem } from '@esign/contract';
-import { isDict, nameOf, objectByEntries, PdfObjects, rebuildCrossReference } from '@esign/pdf-syntax';
+import {
+  endsInsideObject,
+  isDict,
+  nameOf,
+  objectByEntries,
+  PdfObjects,
+  rebuildCrossReference,
+} from '@esign/pdf-syntax';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfObject } from '@libpdf/core';
 import { AppError } from '../../../common/app-error';
 import type { PageGeometry } from '../../requests/request.entity';
@@ -67,6 +74,9 @@ export async function inspectPdf(input: InspectPdfInput): Promise<InspectedPdf> 
 async function examine(bytes: Buffer, mayRepair: boolean): Promise<InspectedPdf> {
   const structure = analyseStructure(bytes);
   if (structure.encrypted) throw encrypted();
+  // Cut off in the middle of an object: damaged, even when a first cross-reference section (at the start of a
+  // linearized file) still reads.
+  if (endsInsideObject(bytes)) throw damaged();
   let needsRepair = structure.problems.length > 0;
   // Nothing to rebuild from: refused before anything is parsed.
   if (needsRepair && (!mayRepair || !structure.trailerWithRoot)) throw damaged();
@@ -114,7 +124,7 @@ const MAX_PAGE_TREE_NODES = 200_000;
 
 /**
  * The page tree must be a tree: a page or Pages node reached twice (a Kids array listing the same page thousands of
- * times, a node among its own Kids) is refused as damaged, as pdf-lib once needed (it walked the tree recursively and
+ * times, a node among its own Kids) or a page among its own /Parent ancestors is refused as damaged, as pdf-lib once needed (it walked the tree recursively and
  * page by page: a loop overflowed its stack, a million-entry tree of one repeated page took it 42 s). @libpdf/core
  * skips a node it has seen; what the pages are must not depend on such a choice.
  */
@@ -126,9 +136,21 @@ function checkPageTree(doc: PDF): void {
     if (!(node instanceof PdfDict)) continue;
     if (seen.has(node) || seen.size >= MAX_PAGE_TREE_NODES) throw damaged();
     seen.add(node);
-    if (isPage(node)) continue;
+    if (isPage(node)) {
+      checkParents(doc, node);
+      continue;
+    }
     const kids = lookup(doc, node.get('Kids'));
     if (kids instanceof PdfArray) for (let i = kids.length - 1; i >= 0; i--) stack.push(kids.at(i));
+  }
+}
+
+/** A page's /Parent chain must end: a page that is its own ancestor has no page tree to inherit from. */
+function checkParents(doc: PDF, page: PdfDict): void {
+  const seen = new Set<PdfDict>([page]);
+  for (let node = lookup(doc, page.get('Parent')); node instanceof PdfDict; node = lookup(doc, node.get('Parent'))) {
+    if (seen.has(node) || seen.size >= MAX_PAGE_TREE_NODES) throw damaged();
+    seen.add(node);
   }
 }
 
