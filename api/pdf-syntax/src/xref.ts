@@ -66,10 +66,20 @@ export function readCrossReference(buf: Buffer): CrossReference {
   return { entries, trailers: sections.map((s) => s.trailer), problems };
 }
 
-/** The offset after the last `startxref`, or what is wrong. */
+/**
+ * How far before the end of the file (trailing whitespace aside) readers look for `startxref` (pdf.js, qpdf and
+ * @libpdf/core alike: 1 KiB). One further up belongs to an earlier revision: reading from it would read that
+ * revision, where those readers rebuild the file from its newest objects.
+ */
+const STARTXREF_WINDOW = 1024;
+
+/** The offset after the last `startxref` near the end of the file, or what is wrong. */
 function readStartxref(buf: Buffer): number | string {
   const at = buf.lastIndexOf('startxref');
   if (at < 0) return 'no startxref';
+  let end = buf.length;
+  while (end > 0 && isWhitespace(buf[end - 1])) end--;
+  if (at < end - STARTXREF_WINDOW) return `no startxref at the end of the file (the last one is at byte ${at})`;
   const lexer = new PdfLexer(buf, at + 'startxref'.length);
   lexer.skipSpace();
   const offset = lexer.readUnsigned();
