@@ -1,4 +1,4 @@
-import { PdfLexer, PdfName, PdfRef, PdfString, sameValue, textOf, valueAt, type PdfDict } from './lexer';
+import { PdfLexer, type PdfName, PdfRef, PdfString, sameValue, textOf, valueAt, type PdfDict } from './lexer';
 
 const read = (text: string) => new PdfLexer(Buffer.from(text, 'latin1'), 0).readValue();
 

@@ -5,7 +5,7 @@ import {
   listOf,
   nameOf,
   numberOf,
-  PdfLexer,
+  type PdfLexer,
   startsWithAt,
   SyntaxProblem,
   type PdfDict,

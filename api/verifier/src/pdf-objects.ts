@@ -2,7 +2,7 @@ import {
   endsToken,
   isDict,
   nameOf,
-  PdfObjects,
+  type PdfObjects,
   PdfRef,
   sameValue,
   type PdfDict,

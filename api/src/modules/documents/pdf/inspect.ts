@@ -7,7 +7,7 @@ import {
   PdfObjects,
   rebuildCrossReference,
 } from '@esign/pdf-syntax';
-import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfObject } from '@libpdf/core';
+import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfObject } from '@libpdf/core';
 import { AppError } from '../../../common/app-error';
 import type { PageGeometry } from '../../requests/request.entity';
 import { appendBlocker } from './incremental';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDF, PdfDict, PdfRef } from '@libpdf/core';
+import { PDF, type PdfDict, type PdfRef } from '@libpdf/core';
 import { readFixture } from '../../../../test/support/fixtures';
 import { renderPage, SIGNATURE_PNG } from '../../../../test/support/signing';
 import { inspectPdf } from '../../documents/pdf/inspect';
