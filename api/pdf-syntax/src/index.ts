@@ -50,6 +50,7 @@ export {
 export {
   endsInsideObject,
   entryOf,
+  firstUnparsableObject,
   indexInObjectStream,
   objectByEntries,
   objectStreamByEntries,

@@ -472,6 +472,55 @@ export function objectByEntries(
 }
 
 /**
+ * The first object the cross-reference data lists that is there but does not parse: its value (or its stream's
+ * bounds) is malformed, or the object stream holding it cannot be decoded. Entries at offset 0, and entries whose
+ * object is not where they say (read as null), are not counted. Undefined when every object parses. `streams`
+ * keeps the object streams decoded (for a caller that reads objects by the same entries afterwards).
+ */
+export function firstUnparsableObject(
+  buf: Buffer,
+  entries: XrefEntries,
+  budget: InflateBudget = unbounded(),
+  streams: ObjectStreamCache = new Map(),
+): number | undefined {
+  for (const [num, entry] of entries) {
+    if (num === 0 || entry === null) continue;
+    if (entry.type === 1) {
+      if (entry.offset === 0) continue;
+      const at = locate(buf, entry.offset, (p) => isObjectHeader(buf, p, num, entry.gen));
+      const header = at < 0 ? undefined : readObjectHeader(buf, at);
+      if (!header) continue;
+      const lexer = new PdfLexer(buf, header.end);
+      try {
+        const value = lexer.readValue();
+        lexer.skipSpace();
+        if (isDict(value) && startsWithAt(buf, lexer.pos, 'stream')) streamBounds(lexer, value);
+      } catch {
+        return num;
+      }
+      continue;
+    }
+    const container = entries.get(entry.stream);
+    if (!container || container.type !== 1) continue;
+    const stream = objectStreamByEntries(buf, entries, entry.stream, budget, streams);
+    if (!stream) {
+      // An object stream that cannot be decoded; a container that is no object stream reads as holding nothing.
+      const value = plainByEntry(buf, entry.stream, container.offset, container.gen)?.value;
+      if (isDict(value) && nameOf(value.get('Type')) === 'ObjStm') return num;
+      continue;
+    }
+    const i = indexInObjectStream(stream, num, entry.index);
+    if (i === undefined) continue;
+    try {
+      new PdfLexer(stream.data.subarray(0, stream.index.ends[i]), stream.index.starts[i]).readValue();
+    } catch {
+      return num;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Whether the file ends inside an object: its last `N G obj` has no `endobj` after it and its value does not parse to
  * the end (or its stream has no `endstream`): a file cut off in the middle, whose first cross-reference section, at
  * the start of a linearized file, may still read.

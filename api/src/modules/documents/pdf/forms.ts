@@ -54,6 +54,20 @@ const round = (value: number) => Math.round(value * 1000) / 1000 + 0;
 
 /** Every widget of every field (one entry each, so a radio group gives one per button) and the fields' values. */
 export async function readFormFields(bytes: Uint8Array): Promise<TemplateAnnotation> {
+  return asDamaged(() => readFields(bytes));
+}
+
+/** Whatever a malformed file makes the library throw (it parses objects when they are first used) is a 422. */
+async function asDamaged<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    throw damaged();
+  }
+}
+
+async function readFields(bytes: Uint8Array): Promise<TemplateAnnotation> {
   const doc = await loadPdf(bytes);
   const pageOf = widgetPages(doc);
   let fields: FormField[];
@@ -191,6 +205,10 @@ const helveticaCanDraw = (text: string): boolean =>
  * refused: rewriting it breaks its signatures.
  */
 export async function fillFormFields(bytes: Uint8Array, values: FormFieldValues): Promise<Buffer> {
+  return asDamaged(() => fillFields(bytes, values));
+}
+
+async function fillFields(bytes: Uint8Array, values: FormFieldValues): Promise<Buffer> {
   if (!isPlainObject(values)) throw validation(Messages.invalidRequest);
   const doc = await loadPdf(bytes);
   if (countSignatures(doc) > 0) throw signedCannotChange();
@@ -240,14 +258,9 @@ export async function fillFormFields(bytes: Uint8Array, values: FormFieldValues)
 
   if (needAppearances) form?.acroForm().getDict().set('NeedAppearances', PdfBool.TRUE);
   dropUsageRights(doc);
-  try {
-    // The whole file written anew (as the signatures to come expect a document that reads as written).
-    doc.getCatalog().set('Type', PdfName.of('Catalog'));
-    return Buffer.from(await doc.save({ useXRefStream: false }));
-  } catch (e) {
-    if (e instanceof AppError) throw e;
-    throw damaged();
-  }
+  // The whole file written anew (as the signatures to come expect a document that reads as written).
+  doc.getCatalog().set('Type', PdfName.of('Catalog'));
+  return Buffer.from(await doc.save({ useXRefStream: false }));
 }
 
 /**

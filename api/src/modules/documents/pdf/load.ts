@@ -1,4 +1,10 @@
-import { exactCrossReference, readCrossReference, type CrossReference } from '@esign/pdf-syntax';
+import {
+  exactCrossReference,
+  firstUnparsableObject,
+  readCrossReference,
+  type CrossReference,
+  type ObjectStreamCache,
+} from '@esign/pdf-syntax';
 import { PDF, PdfArray, PdfDict, PdfName, PdfRef, type PdfObject } from '@libpdf/core';
 import { AppError } from '../../../common/app-error';
 import { damaged, encrypted } from './messages';
@@ -7,34 +13,28 @@ import { damaged, encrypted } from './messages';
  * @libpdf/core's reading of the bytes, strict. It reads the objects where this product's reader of the cross-reference
  * data (@esign/pdf-syntax) finds them: the library reads offsets to the byte and startxref only near the end of the
  * file, where readers (and the upload check) accept a few bytes of drift, so it is handed the same data written
- * exactly (exactCrossReference, appended to a copy). No recovery of its own: a file whose cross-reference data does not
- * read is damaged here (inspectPdf rebuilds one first). Every object the data lists must parse (an object that does
- * not is an error, not a null), and nothing is added to the document. Anything it throws becomes the 4xx damaged (or
- * encrypted) error. `xref`: the file's cross-reference data when the caller has read it already.
+ * exactly (exactCrossReference, appended to a copy). No recovery of its own (lenient: false): a file whose
+ * cross-reference data does not read is damaged here (inspectPdf rebuilds one first). Every object the data lists
+ * must parse (an object that does not is an error, not a null, as pdf-lib's throwOnInvalidObject once made it), and
+ * nothing is added to the document. Anything it throws becomes the 4xx damaged (or encrypted) error. `xref`: the
+ * file's cross-reference data when the caller has read it already.
  */
 export async function loadPdf(bytes: Uint8Array, xref?: CrossReference): Promise<PDF> {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const read = xref ?? readCrossReference(buf);
   if (read.trailers.some((trailer) => trailer.has('Encrypt'))) throw encrypted();
-  const exact = read.problems.length === 0 ? exactCrossReference(buf, read) : undefined;
+  if (read.problems.length > 0) throw damaged();
+  // Every object must parse (read by @esign/pdf-syntax: three times faster than the library on 85,000 objects).
+  const streams: ObjectStreamCache = new Map();
+  if (firstUnparsableObject(buf, read.entries, undefined, streams) !== undefined) throw damaged();
+  const exact = exactCrossReference(buf, read, streams);
   if (!exact) throw damaged();
-  let doc: PDF;
   try {
-    doc = await PDF.load(exact, { lenient: false });
+    return await PDF.load(exact, { lenient: false });
   } catch (e) {
     if (e instanceof AppError) throw e;
     throw damaged();
   }
-  try {
-    for (const [num, entry] of read.entries) {
-      // An in-use entry at offset 0 reads as the null object (qpdf and poppler agree); object 0 is never one.
-      if (num === 0 || entry === null || (entry.type === 1 && entry.offset === 0)) continue;
-      doc.getObject(PdfRef.of(num, entry.type === 1 ? entry.gen : 0));
-    }
-  } catch {
-    throw damaged();
-  }
-  return doc;
 }
 
 /** A reference resolved through the document (a direct object as it is). */
