@@ -63,7 +63,7 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     await t.http.get('/signer-assets/..%2F..%2Fadmin%2Findex.html').set('Accept-Encoding', 'gzip').expect(404);
   });
 
-  it('serves the face models (gzip copies from the build) to the browser, asked again each time and 304 while unchanged', async () => {
+  it('serves the face models (their committed gzip copies) to the browser, asked again each time and 304 while unchanged', async () => {
     const models = t.config.faceModelsDir;
     const bytes = readFileSync(join(models, 'facemesh.onnx'));
     const zipped = await t.http

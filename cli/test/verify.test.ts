@@ -41,6 +41,7 @@ interface VerifyJson {
     chain: { status: string; reason: string | null };
     coversWholeFile: boolean;
   }[];
+  documentTimestamps: { field: string; coversWholeFile: boolean; valid: boolean }[];
   coverage: { uncoveredBytes: number; uncovered: string };
   audit: { status: string; detail: string; refId: number | null };
   problems: string[];
@@ -359,7 +360,11 @@ describe('esign-cli verify end to end: a request signed and sealed by the built 
     expect(body.ok).toBe(true);
     expect(body.signatures.length).toBeGreaterThanOrEqual(2);
     expect(body.signatures.every((s) => s.integrity === 'ok' && s.chain.status === 'trusted')).toBe(true);
-    expect(body.signatures.map((s) => s.coversWholeFile)).toEqual(body.signatures.map((_, i, a) => i === a.length - 1));
+    // At B-LTA (the default) the archive timestamp is the last revision: it, not the seal, covers the whole file.
+    expect(body.signatures.some((s) => s.coversWholeFile)).toBe(false);
+    expect(
+      body.documentTimestamps.map((d) => [d.field.startsWith('esign_archive_'), d.coversWholeFile, d.valid]),
+    ).toEqual([[true, true, true]]);
     expect(body.signatures.some((s) => s.signer === 'Ravi Kumar')).toBe(true);
     expect(body.coverage.uncoveredBytes).toBe(0);
     expect(body.audit).toMatchObject({ status: 'matches', refId });
@@ -412,7 +417,9 @@ describe('esign-cli verify end to end: a request signed and sealed by the built 
     const body = JSON.parse(run.stdout) as VerifyJson;
     expect(body.signatures.every((s) => s.integrity === 'ok' && !s.coversWholeFile)).toBe(true);
     expect(body.coverage).toMatchObject({ uncoveredBytes: 28, uncovered: 'not a PDF update' });
-    expect(run.stderr).toMatch(/^esign-cli: the document was modified after signing: 28 bytes after signature/);
+    expect(run.stderr).toMatch(
+      /^esign-cli: the document was modified after signing: 28 bytes after document timestamp 'esign_archive_\w+' are not covered by any signature \(not a PDF update\)/,
+    );
     // pdfsig: every signature still valid, and none "Total document signed".
     const pdfsig = pdfsigVerdicts(file);
     expect(pdfsig.map((s) => [s.valid, s.wholeDocument])).toEqual(body.signatures.map(() => [true, false]));

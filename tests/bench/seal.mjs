@@ -38,35 +38,8 @@ const SIGNERS = ['Asha Rao', 'Vikram Shah', 'Meera Iyer', 'Rahul Nair', 'Priya M
   signature_type: 'e-Signature',
 }));
 
-/** A small drawn-looking PNG, built with zlib (no image library needed). */
-function signaturePng() {
-  const { deflateSync, crc32 } = require('node:zlib');
-  const [w, h] = [240, 80];
-  const raw = Buffer.alloc((w * 4 + 1) * h);
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++) {
-      const ink = Math.abs(y - 40 - 25 * Math.sin(x / 18)) < 5;
-      raw.set(ink ? [30, 30, 110, 255] : [255, 255, 255, 0], y * (w * 4 + 1) + 1 + x * 4);
-    }
-  const chunk = (type, data) => {
-    const body = Buffer.concat([Buffer.from(type), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+/** A drawn-looking signature PNG (240×80), from the test-support package every suite uses. */
+const signaturePng = () => require('@esign/test-support').signaturePng(240, 80, 5);
 
 async function call(base, pathname, init = {}) {
   const res = await fetch(`${base}${pathname}`, init);

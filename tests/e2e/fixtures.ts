@@ -1,6 +1,7 @@
 import { test as base } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import path from 'node:path';
+import { fixturePath, sharedDir } from '@esign/test-support';
 
 export { expect } from '@playwright/test';
 
@@ -28,8 +29,8 @@ export const shot = async (page: Page, name: string): Promise<void> => {
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 };
 
-/** The shared folder beside the checkout (or SHARED_DIR), as the API tests find it: fixtures and tools. */
-export const sharedDir = (): string => process.env.SHARED_DIR ?? path.resolve(__dirname, '..', '..', '..', 'shared');
+/** The shared folder beside the checkout (or SHARED_DIR), as every suite finds it: fixtures and tools. */
+export { sharedDir };
 
 /** A shared fixture file. */
-export const fixture = (...parts: string[]): string => path.join(sharedDir(), 'fixtures', ...parts);
+export const fixture = fixturePath;

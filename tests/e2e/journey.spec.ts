@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RECIPIENTS, apiKey, chooseFile, fillRecipient, signInAsDemo } from './console';
-import { DEMO, expect, fixture, sharedDir, shot, test } from './fixtures';
+import { DEMO, expect, fixture, shot, test } from './fixtures';
+import { verifySigned } from './support/face';
 
 /**
  * A signer in their own browser (a phone for the second): the sign link, the OTP from the dev outbox in the dialog,
@@ -51,25 +52,6 @@ async function signInBrowser(browser: Browser, signUrl: string, email: string, p
     await shot(page, `journey-signed-${phone ? 'phone' : 'desktop'}`);
   } finally {
     await context.close();
-  }
-}
-
-/** pdf-verify (../shared/tools) on the signed PDF, trusting the server's development root CA. */
-function verifySigned(pdf: Buffer): { ok: boolean; signatures: { valid: boolean; trusted: boolean }[] } {
-  const dataDir = process.env.E2E_DATA_DIR;
-  if (!dataDir)
-    throw new Error("E2E_DATA_DIR (the server's DATA_DIR, set by the global setup) is needed to trust its CA.");
-  const dir = mkdtempSync(path.join(tmpdir(), 'journey-verify-'));
-  try {
-    writeFileSync(path.join(dir, 'signed.pdf'), pdf);
-    const out = execFileSync(
-      path.join(sharedDir(), 'tools', 'pdf-verify'),
-      [path.join(dir, 'signed.pdf'), '--ca', path.join(dataDir, 'pki', 'dev-root-ca.pem')],
-      { encoding: 'utf8' },
-    );
-    return JSON.parse(out) as { ok: boolean; signatures: { valid: boolean; trusted: boolean }[] };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -226,9 +208,11 @@ test.describe('a request from start to signed document', () => {
     expect(inkIn(original, signed, 1, box)).toBeGreaterThan(4);
     expect(inkIn(original, signed, 3, box)).toBeGreaterThan(4);
     expect(inkIn(original, signed, 2, box)).toBeLessThan(1);
-    // Two signatures and the organisation's seal, each valid and trusted by pdfsig.
+    // Two signatures and the organisation's seal, each valid and trusted by pdfsig; the archive timestamp after them
+    // (B-LTA, the default), checked by pdf-verify with OpenSSL.
     const verified = verifySigned(signed);
     expect(verified.signatures).toHaveLength(3);
+    expect(verified.archives).toHaveLength(1);
     expect(verified.signatures.every((sig) => sig.valid && sig.trusted)).toBe(true);
     expect(verified.ok).toBe(true);
   });

@@ -1,8 +1,8 @@
 import { Limits, Messages, RecipientMessages, SignerTexts } from '@esign/contract';
 import type { Organisation, OrganisationSettings, RequestListItem } from '@esign/contract';
+import { signaturePng } from '@esign/test-support';
 import type { BrowserContext, Locator, Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { crc32, deflateSync } from 'node:zlib';
 import config from '../playwright.config';
 import { apiKey, processDraft, signInAsDemo } from './console';
 import { DEMO, expect, fixture, shot, test } from './fixtures';
@@ -133,31 +133,7 @@ async function touchDraw(page: Page, canvas: Locator): Promise<void> {
 }
 
 /** A small valid PNG (a dark wave on transparency). */
-function png(): Buffer {
-  const [w, h] = [120, 40];
-  const raw = Buffer.alloc((w * 4 + 1) * h);
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++)
-      if (Math.abs(y - 20 - 10 * Math.sin(x / 10)) < 3) raw.set([10, 10, 90, 255], y * (w * 4 + 1) + 1 + x * 4);
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(w, 0);
-  header.writeUInt32BE(h, 4);
-  header.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+const png = (): Buffer => signaturePng();
 
 async function allowMedia(context: BrowserContext, where = MUMBAI): Promise<void> {
   await context.grantPermissions(['geolocation', 'camera']);

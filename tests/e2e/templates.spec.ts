@@ -227,6 +227,15 @@ test.describe('templates', () => {
     await expect(row).toContainText(String(fieldCount));
     await shot(page, 'templates');
 
+    // The list's search is the server's (GET /api/templates?filter={"q":…}): a name not there says so; cleared, the
+    // row is back; the name's case does not matter.
+    const search = page.getByPlaceholder(Messages.searchPlaceholder);
+    await search.fill('no such template');
+    await expect(page.getByTestId('templates-empty')).toHaveText(Messages.noRecordsFound);
+    await search.fill('EMPLOYEE');
+    await expect(row).toHaveCount(1);
+    await expect(row).toHaveAttribute('data-template-name', 'Employee form');
+
     // Through the API: the annotation the editor built.
     const [template] = await listTemplates(page.request, headers);
     expect(template).toMatchObject({ template_name: 'Employee form', filename: 'sample_form.pdf', total_pages: 1 });
@@ -328,7 +337,7 @@ test.describe('templates', () => {
     expect(await listTemplates(page.request, headers)).toEqual([]);
     expect((await page.request.get(`/api/templates/${created.id}`, { headers })).status()).toBe(404);
   });
-  test("the Initiate page's picker: sorting, 5 and 10 rows, the warning toast, Select, '+ Create Template'", async ({
+  test("the Initiate page's picker: sorting, 5 and 10 rows, search, the warning toast, Select, '+ Create Template'", async ({
     page,
   }) => {
     const headers = await signIn(page);
@@ -390,6 +399,15 @@ test.describe('templates', () => {
     await page.getByRole('option', { name: '10', exact: true }).click();
     await expect(rows).toHaveCount(6);
     await shot(page, 'template-picker');
+
+    // Search by name, on the server: the name contains the text, case aside; nothing found says so.
+    const search = dialog.getByPlaceholder(Messages.searchPlaceholder);
+    await search.fill('OFFER');
+    await expect.poll(shownNames).toEqual(['Delta offer']);
+    await search.fill('no such template');
+    await expect(dialog.getByTestId('template-picker-empty')).toHaveText(Messages.noRecordsFound);
+    await search.fill('');
+    await expect(rows).toHaveCount(6);
 
     // Pick by clicking a row; Select hands it to the page.
     await dialog.getByRole('button', { name: Messages.templateNameColumn }).click();

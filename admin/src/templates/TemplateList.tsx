@@ -17,37 +17,39 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   Tooltip,
 } from '@mui/material';
 import { useState } from 'react';
-import { useDelete, useNotify, useTranslate } from 'react-admin';
+import { ListBase, useDelete, useNotify, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import PageHeading from '../components/PageHeading';
 import { useFormatTime } from '../organisation/OrganisationContext';
 import { templateErrorText } from './errors';
+import { TemplatePagination, TemplateSearch } from './TemplateListParts';
 import TemplateSortHeader from './TemplateSortHeader';
 import { TemplateTexts } from './texts';
-import type { TemplateSort, TemplateView } from './types';
-import { nextSort, useTemplatePage, useTemplates } from './useTemplates';
+import type { TemplateView } from './types';
+import { templateListProps, useTemplateList } from './useTemplates';
 
 const COLUMNS = 7;
 
 /**
- * /templates: the organisation's templates (newest first until a header is clicked), '+ Create Template', and delete
- * with a confirmation. Sorting and paging happen in the browser over the whole list.
+ * /templates: the organisation's templates (newest first until a header is clicked), a search by name,
+ * '+ Create Template', and delete with a confirmation. The server sorts, searches and pages (GET /api/templates).
  */
-const TemplateList = () => {
+const TemplateList = () => (
+  <ListBase<TemplateView> {...templateListProps(Limits.pageSizes[1])}>
+    <TemplateTable />
+  </ListBase>
+);
+
+const TemplateTable = () => {
   const navigate = useNavigate();
   const notify = useNotify();
   const translate = useTranslate();
   const formatTime = useFormatTime();
-  const { templates, isPending, error, refetch } = useTemplates();
-  const [sort, setSort] = useState<TemplateSort | null>(null);
-  const [page, setPage] = useState(0);
-  const [perPage, setPerPage] = useState<number>(Limits.pageSizes[1]);
-  const shown = useTemplatePage(templates, sort, page, perPage);
+  const { rows, isPending, error, refetch, sort, onSort, emptyText } = useTemplateList();
   const [doomed, setDoomed] = useState<TemplateView | null>(null);
   const [deleteOne, { isPending: deleting }] = useDelete<TemplateView>();
 
@@ -60,7 +62,7 @@ const TemplateList = () => {
         onSuccess: () => {
           setDoomed(null);
           notify('ra.notification.deleted', { type: 'info', messageArgs: { smart_count: 1 } });
-          refetch();
+          void refetch();
         },
         onError: (failure: unknown) => {
           setDoomed(null);
@@ -83,36 +85,27 @@ const TemplateList = () => {
             {templateErrorText(error)}
           </Alert>
         ) : null}
+        <TemplateSearch />
         <TableContainer>
           <Table size="small" aria-label={Messages.templatesHeading}>
             <TableHead>
               <TableRow>
-                <TemplateSortHeader field="template_name" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                <TemplateSortHeader field="template_name" sort={sort} onSort={onSort}>
                   {Messages.templateNameColumn}
                 </TemplateSortHeader>
-                <TemplateSortHeader field="template_id" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                <TemplateSortHeader field="template_id" sort={sort} onSort={onSort}>
                   {Messages.templateIdColumn}
                 </TemplateSortHeader>
-                <TemplateSortHeader field="filename" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                <TemplateSortHeader field="filename" sort={sort} onSort={onSort}>
                   {TemplateTexts.fileNameColumn}
                 </TemplateSortHeader>
-                <TemplateSortHeader
-                  field="total_pages"
-                  align="right"
-                  sort={sort}
-                  onSort={(f) => setSort(nextSort(sort, f))}
-                >
+                <TemplateSortHeader field="total_pages" align="right" sort={sort} onSort={onSort}>
                   {TemplateTexts.pagesColumn}
                 </TemplateSortHeader>
-                <TemplateSortHeader
-                  field="field_count"
-                  align="right"
-                  sort={sort}
-                  onSort={(f) => setSort(nextSort(sort, f))}
-                >
+                <TemplateSortHeader field="field_count" align="right" sort={sort} onSort={onSort}>
                   {TemplateTexts.fieldsColumn}
                 </TemplateSortHeader>
-                <TemplateSortHeader field="timestamp" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                <TemplateSortHeader field="timestamp" sort={sort} onSort={onSort}>
                   {TemplateTexts.createdColumn}
                 </TemplateSortHeader>
                 <TableCell align="right" sx={{ fontWeight: 600 }}>
@@ -127,7 +120,7 @@ const TemplateList = () => {
                     <CircularProgress size={28} />
                   </TableCell>
                 </TableRow>
-              ) : templates.length === 0 && !error ? (
+              ) : rows.length === 0 && !error ? (
                 <TableRow>
                   <TableCell
                     colSpan={COLUMNS}
@@ -135,11 +128,11 @@ const TemplateList = () => {
                     data-testid="templates-empty"
                     sx={{ py: 4, color: 'text.secondary' }}
                   >
-                    {Messages.noTemplatesAvailable}
+                    {emptyText}
                   </TableCell>
                 </TableRow>
               ) : (
-                shown.rows.map((template) => (
+                rows.map((template) => (
                   <TableRow
                     key={template.id}
                     hover
@@ -171,20 +164,7 @@ const TemplateList = () => {
             </TableBody>
           </Table>
         </TableContainer>
-        {templates.length > 0 && (
-          <TablePagination
-            component="div"
-            count={templates.length}
-            page={shown.page}
-            rowsPerPage={perPage}
-            rowsPerPageOptions={[...Limits.pageSizes, 25]}
-            onPageChange={(_, next) => setPage(next)}
-            onRowsPerPageChange={(event) => {
-              setPerPage(Number(event.target.value));
-              setPage(0);
-            }}
-          />
-        )}
+        <TemplatePagination rowsPerPageOptions={[...Limits.pageSizes, 25]} />
       </CardContent>
       <Dialog
         open={Boolean(doomed)}

@@ -14,16 +14,16 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
 } from '@mui/material';
-import { useEffect, useState } from 'react';
-import { useNotify } from 'react-admin';
+import { useState } from 'react';
+import { ListBase, useDataProvider, useNotify } from 'react-admin';
 import { Link as RouterLink } from 'react-router-dom';
 import { templateErrorText } from './errors';
+import { TemplatePagination, TemplateSearch } from './TemplateListParts';
 import TemplateSortHeader from './TemplateSortHeader';
-import type { TemplateSort, TemplateView } from './types';
-import { nextSort, useTemplatePage, useTemplates } from './useTemplates';
+import type { TemplateView } from './types';
+import { templateListProps, useTemplateList } from './useTemplates';
 
 export type { TemplateView } from './types';
 
@@ -46,47 +46,55 @@ export const createTemplateHref = (returnTo: string): string =>
 
 /**
  * 'Pick Template': the organisation's templates in a table sortable by Template Name and Template Id (click a
- * header), 5 or 10 rows a page, one row picked like a radio button (click the row or its radio), '+ Create Template',
- * Cancel and Select. Select with nothing picked shows 'Please pick a template.' for 1.5 s.
+ * header), searched by name, 5 or 10 rows a page (the server sorts, searches and pages: GET /api/templates), one row
+ * picked like a radio button (click the row or its radio), '+ Create Template', Cancel and Select. Select with
+ * nothing picked shows 'Please pick a template.' for 1.5 s.
  *
  * For tests: the dialog is role dialog named Messages.pickTemplate; rows are data-testid="template-picker-row" with
  * data-template-id and data-template-name; each radio is labelled with the template's name; the buttons are labelled
- * Messages.cancelButton and Messages.selectButton; the empty text is data-testid="template-picker-empty".
+ * Messages.cancelButton and Messages.selectButton; the empty text is data-testid="template-picker-empty"; the search
+ * box has the placeholder Messages.searchPlaceholder.
  */
-const TemplatePicker = ({
-  open,
+const TemplatePicker = ({ open, onClose, ...rest }: TemplatePickerProps) => (
+  <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby="template-picker-title">
+    {/* Mounted while open: each opening reads the templates afresh, on the first page, newest first. */}
+    <ListBase<TemplateView> {...templateListProps(Limits.defaultPageSize)}>
+      <PickerContent onClose={onClose} {...rest} />
+    </ListBase>
+  </Dialog>
+);
+
+const PickerContent = ({
   onClose,
   onSelect,
   selectedId = null,
   returnTo = StaffRoutes.requestInitiate,
-}: TemplatePickerProps) => {
+}: Omit<TemplatePickerProps, 'open'>) => {
   const notify = useNotify();
-  const { templates, isPending, error } = useTemplates(open);
-  const [sort, setSort] = useState<TemplateSort | null>(null);
-  const [page, setPage] = useState(0);
-  const [perPage, setPerPage] = useState<number>(Limits.defaultPageSize);
-  const [picked, setPicked] = useState<string | null>(selectedId);
-  const shown = useTemplatePage(templates, sort, page, perPage);
+  const dataProvider = useDataProvider();
+  const { rows, isPending, error, sort, onSort, emptyText } = useTemplateList();
+  // The row picked (its template once clicked: it may be on another page by Select); the caller's choice at first.
+  const [picked, setPicked] = useState<{ id: string; template?: TemplateView } | null>(
+    selectedId ? { id: selectedId } : null,
+  );
 
-  // Each opening starts from the caller's choice, on the first page.
-  useEffect(() => {
-    if (!open) return;
-    setPicked(selectedId);
-    setPage(0);
-  }, [open, selectedId]);
-
-  const pickedTemplate = templates.find((template) => template.id === picked) ?? null;
-
-  const select = () => {
-    if (!pickedTemplate) {
+  const select = async () => {
+    let template = picked ? (picked.template ?? rows.find((t) => t.id === picked.id)) : undefined;
+    if (picked && !template) {
+      template = await dataProvider.getOne<TemplateView>('templates', { id: picked.id }).then(
+        ({ data }) => data,
+        () => undefined,
+      );
+    }
+    if (!template) {
       notify(Messages.pleasePickTemplate, { type: 'warning', autoHideDuration: Limits.templateWarningToastMs });
       return;
     }
-    onSelect(pickedTemplate);
+    onSelect(template);
   };
 
   return (
-    <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby="template-picker-title">
+    <>
       <DialogTitle id="template-picker-title">{Messages.pickTemplate}</DialogTitle>
       <DialogContent dividers>
         <Link
@@ -102,15 +110,16 @@ const TemplatePicker = ({
             {templateErrorText(error)}
           </Alert>
         ) : null}
+        <TemplateSearch />
         <TableContainer>
           <Table size="small" aria-label={Messages.pickTemplate}>
             <TableHead>
               <TableRow>
                 <TableCell padding="checkbox" />
-                <TemplateSortHeader field="template_name" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                <TemplateSortHeader field="template_name" sort={sort} onSort={onSort}>
                   {Messages.templateNameColumn}
                 </TemplateSortHeader>
-                <TemplateSortHeader field="template_id" sort={sort} onSort={(f) => setSort(nextSort(sort, f))}>
+                <TemplateSortHeader field="template_id" sort={sort} onSort={onSort}>
                   {Messages.templateIdColumn}
                 </TemplateSortHeader>
               </TableRow>
@@ -122,7 +131,7 @@ const TemplatePicker = ({
                     <CircularProgress size={24} />
                   </TableCell>
                 </TableRow>
-              ) : templates.length === 0 && !error ? (
+              ) : rows.length === 0 && !error ? (
                 <TableRow>
                   <TableCell
                     colSpan={3}
@@ -130,19 +139,19 @@ const TemplatePicker = ({
                     data-testid="template-picker-empty"
                     sx={{ py: 3, color: 'text.secondary' }}
                   >
-                    {Messages.noTemplatesAvailable}
+                    {emptyText}
                   </TableCell>
                 </TableRow>
               ) : (
-                shown.rows.map((template) => {
-                  const selected = template.id === picked;
+                rows.map((template) => {
+                  const selected = template.id === picked?.id;
                   return (
                     <TableRow
                       key={template.id}
                       hover
                       selected={selected}
                       aria-selected={selected}
-                      onClick={() => setPicked(template.id)}
+                      onClick={() => setPicked({ id: template.id, template })}
                       data-testid="template-picker-row"
                       data-template-id={template.template_id}
                       data-template-name={template.template_name}
@@ -151,7 +160,7 @@ const TemplatePicker = ({
                       <TableCell padding="checkbox">
                         <Radio
                           checked={selected}
-                          onChange={() => setPicked(template.id)}
+                          onChange={() => setPicked({ id: template.id, template })}
                           value={template.id}
                           name="template"
                           size="small"
@@ -167,28 +176,15 @@ const TemplatePicker = ({
             </TableBody>
           </Table>
         </TableContainer>
-        {templates.length > 0 && (
-          <TablePagination
-            component="div"
-            count={templates.length}
-            page={shown.page}
-            rowsPerPage={perPage}
-            rowsPerPageOptions={[...Limits.pageSizes]}
-            onPageChange={(_, next) => setPage(next)}
-            onRowsPerPageChange={(event) => {
-              setPerPage(Number(event.target.value));
-              setPage(0);
-            }}
-          />
-        )}
+        <TemplatePagination rowsPerPageOptions={Limits.pageSizes} />
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>{Messages.cancelButton}</Button>
-        <Button variant="contained" onClick={select}>
+        <Button variant="contained" onClick={() => void select()}>
           {Messages.selectButton}
         </Button>
       </DialogActions>
-    </Dialog>
+    </>
   );
 };
 

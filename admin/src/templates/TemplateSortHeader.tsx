@@ -1,8 +1,9 @@
 import { TableCell, TableSortLabel } from '@mui/material';
 import type { ReactNode } from 'react';
-import type { TemplateSort, TemplateSortField } from './types';
+import type { SortPayload } from 'react-admin';
+import type { TemplateSortField } from './types';
 
-/** A column header that sorts the table by `field` when clicked (ascending first, then flipping). */
+/** A column header that sorts the table by `field` when clicked (ascending first, then flipping), on the server. */
 const TemplateSortHeader = ({
   field,
   sort,
@@ -11,7 +12,7 @@ const TemplateSortHeader = ({
   children,
 }: {
   field: TemplateSortField;
-  sort: TemplateSort | null;
+  sort: SortPayload | null;
   onSort: (field: TemplateSortField) => void;
   align?: 'left' | 'right';
   children: ReactNode;

@@ -88,6 +88,17 @@ export interface CreatedApiKey extends ApiKeySummary {
   key: string;
 }
 
+/** GET /api/api-keys sorts by these (sort=["created_at","DESC"]); newest first by default. Names sort case aside. */
+export const API_KEY_SORT_FIELDS = ['name', 'prefix', 'created_at', 'last_used_at', 'revoked_at', 'id'] as const;
+export type ApiKeySortField = (typeof API_KEY_SORT_FIELDS)[number];
+
+/** GET /api/api-keys's filter: `q` the name or the prefix contains it (case aside); `revoked` true or false. */
+export interface ApiKeyListFilter {
+  q?: string;
+  revoked?: boolean;
+}
+export const API_KEY_FILTERS = ['q', 'revoked'] as const satisfies readonly (keyof ApiKeyListFilter)[];
+
 export interface HealthResponse {
   status: 'ok';
   database: 'sqlite' | 'mysql';

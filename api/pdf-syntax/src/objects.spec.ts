@@ -1,18 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { readFixture } from '@esign/test-support';
 import { isDict, nameOf, PdfRef, sameValue } from './lexer';
 import { endsInsideObject, objectByEntries, PdfObjects } from './objects';
 import { rebuildCrossReference } from './rebuild';
 import { readCrossReference } from './xref';
 
-/** The shared fixtures (../shared beside the checkout, or SHARED_DIR). */
-function fixture(name: string): Buffer {
-  const dirs = [process.env.SHARED_DIR, resolve(__dirname, '..', '..', '..', '..', 'shared')].filter(Boolean);
-  const dir = dirs.find((d) => existsSync(join(d as string, 'fixtures')));
-  if (!dir) throw new Error(`the shared fixtures were not found (looked in ${dirs.join(', ')})`);
-  return readFileSync(join(dir, 'fixtures', 'pdfs', name));
-}
+const fixture = (name: string) => readFixture('pdfs', name);
 
 /** The file with `count` bytes of comment after the header line: every recorded offset is now wrong. */
 function shifted(bytes: Buffer, count = 100): Buffer {

@@ -1,13 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFixture } from '@esign/test-support';
 import { readCrossReference } from './xref';
 
-function fixture(name: string): Buffer {
-  const dirs = [process.env.SHARED_DIR, resolve(__dirname, '..', '..', '..', '..', 'shared')].filter(Boolean);
-  const dir = dirs.find((d) => existsSync(join(d as string, 'fixtures')));
-  if (!dir) throw new Error(`the shared fixtures were not found (looked in ${dirs.join(', ')})`);
-  return readFileSync(join(dir, 'fixtures', 'pdfs', name));
-}
+const fixture = (name: string) => readFixture('pdfs', name);
 
 describe('readCrossReference: startxref', () => {
   it('reads the chain from the last startxref, whitespace after %%EOF allowed', () => {

@@ -11,8 +11,8 @@ export interface PrecompressedMount {
 }
 
 /**
- * Sends the build's gzip copy of a file (`file.gz`, written by admin/precompress.ts for the apps' hashed assets and by
- * api/scripts/face-models/build.js for the face models) to a browser that accepts gzip, so the server does not
+ * Sends the gzip copy of a file (`file.gz`, written by admin/precompress.ts for the apps' hashed assets at build time,
+ * committed beside the face models in api/models/face) to a browser that accepts gzip, so the server does not
  * compress the same megabytes on every request. Anything else (no copy, no gzip, not GET or HEAD) goes on to the
  * static files, where the compression middleware handles it. Only paths inside a mount's folder.
  */

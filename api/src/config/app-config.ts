@@ -314,7 +314,7 @@ export interface AppConfig {
   seedDemo: boolean;
   /** Where the built web apps live; the server answers 503 on their routes when they are not built. */
   webRoots: { admin: string; signer: string };
-  /** The face detector and landmark ONNX models (api/models/face, written by npm run build), and the video decoder. */
+  /** The face detector and landmark ONNX models (api/models/face, committed files), and the video decoder. */
   faceModelsDir: string;
   ffmpegPath: string;
   /**

@@ -9,7 +9,7 @@ import { JobEntity } from '../modules/jobs/job.entity';
 import { OutboxMessageEntity } from '../modules/notifications/outbox-message.entity';
 import { OrganisationEntity } from '../modules/organisations/organisation.entity';
 import { RecipientListLoginEntity } from '../modules/recipient-list/recipient-list-login.entity';
-import { OtpEntity } from '../modules/recipients/otp.entity';
+import { OtpEntity } from '../modules/otp/otp.entity';
 import { SignerSessionEntity } from '../modules/recipients/signer-session.entity';
 import { PartyEntity } from '../modules/requests/party.entity';
 import { RequestEntity } from '../modules/requests/request.entity';

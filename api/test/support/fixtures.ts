@@ -1,27 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-
 /**
- * The shared, real-world fixtures (../shared/fixtures beside the checkout, as CI lays it out).
- * SHARED_DIR overrides the location, e.g. for a clone kept somewhere else.
+ * The shared, real-world fixtures (../shared/fixtures beside the checkout, as CI lays it out; SHARED_DIR overrides
+ * the location), found by the test-support package every suite uses.
  */
-export function sharedDir(): string {
-  const candidates = [process.env.SHARED_DIR, resolve(__dirname, '..', '..', '..', '..', 'shared')].filter(
-    (dir): dir is string => Boolean(dir),
-  );
-  for (const dir of candidates) {
-    if (existsSync(join(dir, 'fixtures'))) return dir;
-  }
-  throw new Error(
-    `The shared fixtures were not found (looked in ${candidates.join(', ')}). ` +
-      'Keep shared/ beside the checkout or set SHARED_DIR.',
-  );
-}
-
-export function fixturePath(...parts: string[]): string {
-  return join(sharedDir(), 'fixtures', ...parts);
-}
-
-export function readFixture(...parts: string[]): Buffer {
-  return readFileSync(fixturePath(...parts));
-}
+export { fixturePath, readFixture, sharedDir } from '@esign/test-support';

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { makePng } from '@esign/test-support';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { JobsRunner } from '../../src/modules/jobs/jobs.runner';
 import { OutboxMessageEntity } from '../../src/modules/notifications/outbox-message.entity';
 import { PartyEntity } from '../../src/modules/requests/party.entity';
@@ -15,31 +15,7 @@ import { tokenOf, uploadOk, type UploadOptions } from './requests';
 import type { TestApp } from './test-app';
 
 /** An RGBA PNG drawn by `paint(x, y)` → [r, g, b, a]: a stand-in for what the signature pad sends. */
-export function makePng(width: number, height: number, paint: (x: number, y: number) => number[]): Buffer {
-  const raw = Buffer.alloc((width * 4 + 1) * height);
-  for (let y = 0; y < height; y++) {
-    raw[y * (width * 4 + 1)] = 0;
-    for (let x = 0; x < width; x++) raw.set(paint(x, y), y * (width * 4 + 1) + 1 + x * 4);
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+export { makePng };
 
 /** A real JPEG no one here made: the smallest image of us_constitution.pdf (292×45), taken out by pdfimages. */
 export function fixtureJpeg(): Buffer {

@@ -159,21 +159,42 @@ export async function signingRefusal(page: Page, signer: SignLink): Promise<stri
   return ((await res.json()) as { message?: string }).message ?? `HTTP ${res.status()}`;
 }
 
-/** pdf-verify (../shared/tools) on a signed PDF, trusting the server's development root CA. */
-export function verifySigned(pdf: Buffer): { ok: boolean; signatures: { valid: boolean; trusted: boolean }[] } {
+interface VerifiedSignature {
+  field: string;
+  signer: string;
+  valid: boolean;
+  trusted: boolean;
+}
+
+/**
+ * pdf-verify (../shared/tools) on a signed PDF, trusting the server's development root CA. `signatures` are the
+ * signatures; the archive timestamps (document timestamps, which poppler's pdfsig cannot read: pdf-verify judges them
+ * with OpenSSL, and `ok` says so) are in `archives`.
+ */
+export function verifySigned(pdf: Buffer): {
+  ok: boolean;
+  signatures: VerifiedSignature[];
+  archives: VerifiedSignature[];
+} {
   const dataDir = process.env.E2E_DATA_DIR;
   if (!dataDir) throw new Error("E2E_DATA_DIR (the server's DATA_DIR, set by the global setup) is needed.");
-  return withPdf(pdf, (file) =>
-    JSON.parse(
-      execFileSync(
-        path.join(sharedDir(), 'tools', 'pdf-verify'),
-        [file, '--ca', path.join(dataDir, 'pki', 'dev-root-ca.pem')],
-        {
-          encoding: 'utf8',
-        },
-      ),
-    ),
+  const verified = withPdf(
+    pdf,
+    (file) =>
+      JSON.parse(
+        execFileSync(
+          path.join(sharedDir(), 'tools', 'pdf-verify'),
+          [file, '--ca', path.join(dataDir, 'pki', 'dev-root-ca.pem')],
+          { encoding: 'utf8' },
+        ),
+      ) as { ok: boolean; signatures: VerifiedSignature[] },
   );
+  const archive = (s: VerifiedSignature) => s.field.startsWith('esign_archive_');
+  return {
+    ok: verified.ok,
+    signatures: verified.signatures.filter((s) => !archive(s)),
+    archives: verified.signatures.filter(archive),
+  };
 }
 
 /** The images of a PDF by page (pdfimages -list): page number, width and height of each. */

@@ -18,12 +18,21 @@ export async function staffKey(api: APIRequestContext): Promise<string> {
   return (await res.json()).data[0].key as string;
 }
 
-/** A sent request (parallel, every signer at the default place on page 1); answers its Ref ID. */
+export interface SendOptions {
+  otp: boolean;
+  /** A PDF of the shared fixtures (default normal.pdf). */
+  file?: string;
+  signatureType?: string;
+  /** The pages of every signer's box (default page 1). */
+  pages?: number[];
+}
+
+/** A sent request (parallel, every signer at the default place on its pages); answers its Ref ID. */
 export async function sendRequest(
   api: APIRequestContext,
   key: string,
   signers: Person[],
-  options: { otp: boolean; file?: string; signatureType?: string },
+  options: SendOptions,
 ): Promise<number> {
   const file = options.file ?? 'normal.pdf';
   const up = await api.post('/v1/upload', {
@@ -46,9 +55,10 @@ export async function sendRequest(
   });
   expect(up.status()).toBe(200);
   const refId = (await up.json()).refId as number;
+  const pageNo = options.pages ?? [1];
   const done = await api.post('/v1/process', {
     headers: { apikey: key },
-    data: { orgId: DEMO.orgId, data: signers.map((_p, i) => ({ refId, order: i + 1, pageNo: [1] })) },
+    data: { orgId: DEMO.orgId, data: signers.map((_p, i) => ({ refId, order: i + 1, pageNo })) },
   });
   expect(done.status()).toBe(200);
   return refId;

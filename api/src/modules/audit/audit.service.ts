@@ -40,6 +40,24 @@ export function eventHash(prevHash: string | null, e: Omit<AuditEventEntity, 'id
     .digest('hex');
 }
 
+/** One event of a request's audit trail, as `GET /api/requests/:refId/audit` answers it. */
+export interface AuditTrailEvent {
+  at: string;
+  type: string;
+  actor: string;
+  ip: string | null;
+  data: Record<string, unknown> | null;
+  hash: string;
+  prevHash?: string;
+}
+
+export interface AuditTrail {
+  refId: number;
+  events: AuditTrailEvent[];
+  /** The chain recomputed now; lastHash is the hash the certificate of completion prints. */
+  chain: { intact: boolean; lastHash: string | null };
+}
+
 /**
  * Audit events, written through the caller's EntityManager so they commit with the change they describe. The events
  * of one request form a hash chain.
@@ -88,6 +106,27 @@ export class AuditService {
       ip,
       data,
     });
+  }
+
+  /**
+   * A request's audit trail as `GET /api/requests/:refId/audit` answers it. The caller (requests, which owns that
+   * route) has checked that the request is the organisation's and not deleted.
+   */
+  async trail(manager: EntityManager, orgId: string, refId: number): Promise<AuditTrail> {
+    const events = await this.list(manager, orgId, refId);
+    return {
+      refId,
+      events: events.map((e) => ({
+        at: e.createdAt.toISOString(),
+        type: e.type,
+        actor: e.actor,
+        ip: e.ip,
+        data: e.data,
+        hash: e.hash,
+        ...(e.prevHash ? { prevHash: e.prevHash } : {}),
+      })),
+      chain: { intact: this.verifyChain(events) === null, lastHash: events.at(-1)?.hash ?? null },
+    };
   }
 
   list(manager: EntityManager, orgId: string, refId: number): Promise<AuditEventEntity[]> {

@@ -8,11 +8,12 @@ export type ApiKeyKind = 'session' | 'org';
  * long-lived organisation keys for the CLI and CI scripts. Only the SHA-256 of a key is stored.
  */
 @Entity('api_keys')
+// Every sign-in adds a session key: the organisation keys' list reads only its own kind's rows through this index.
+@Index('idx_api_keys_org_kind', ['orgId', 'kind', 'createdAt'])
 export class ApiKeyEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
-  @Index('idx_api_keys_org')
   @Column({ name: 'org_id', type: 'varchar', length: 64 })
   orgId!: string;
 

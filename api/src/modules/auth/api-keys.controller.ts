@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { ApiKeySummary, CreatedApiKey } from '@esign/contract';
 import type { Response } from 'express';
-import { sendPage } from '../../common/rest-query';
+import { ListQueryDto, sendPage } from '../../common/rest-query';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { CreateApiKeyDto } from './api-key.dto';
 import { AuthService } from './auth.service';
@@ -14,11 +14,17 @@ import { AuthService } from './auth.service';
 export class ApiKeysController {
   constructor(private readonly auth: AuthService) {}
 
-  @ApiOperation({ summary: "List the organisation's API keys (never the keys themselves)." })
+  @ApiOperation({
+    summary:
+      "List the organisation's API keys (never the keys themselves), paginated, sorted (name, prefix, created_at, last_used_at, revoked_at, id; newest first) and filtered (q: the name or prefix contains it; revoked: true or false).",
+  })
   @Get()
-  async list(@Auth() auth: AuthContext, @Res({ passthrough: true }) res: Response): Promise<ApiKeySummary[]> {
-    const keys = await this.auth.listOrgKeys(auth.orgId);
-    return sendPage(res, 'api-keys', { rows: keys, start: 0, total: keys.length });
+  async list(
+    @Auth() auth: AuthContext,
+    @Query() query: ListQueryDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ApiKeySummary[]> {
+    return sendPage(res, 'api-keys', await this.auth.listOrgKeys(auth.orgId, query));
   }
 
   @ApiOperation({ summary: 'Create a named API key; the key is shown once, in this answer.' })

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
+  API_KEY_FILTERS,
+  API_KEY_SORT_FIELDS,
   Messages,
+  type ApiKeySortField,
   type ApiKeySummary,
   type ConsumerResponse,
   type CreatedApiKey,
@@ -13,6 +16,17 @@ import { IsNull, Repository } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
+import {
+  caseless,
+  containsPattern,
+  filterBoolean,
+  filterText,
+  LIKE_ESCAPE,
+  parseListQuery,
+  type ListPage,
+  type ListQueryDto,
+  type ListSpec,
+} from '../../common/rest-query';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { OrganisationsService } from '../organisations/organisations.service';
 import { ApiKeyEntity } from './api-key.entity';
@@ -25,6 +39,21 @@ import type { UserEntity } from './user.entity';
 /** A session key's last use is written at most this often, so that a busy console does not write on every call. */
 const TOUCH_INTERVAL_MS = 30_000;
 const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** How each sortable field of the organisation keys' list orders the rows (database columns). */
+const KEY_SORT_COLUMN: Record<ApiKeySortField, string> = {
+  name: 'k.name',
+  prefix: 'k.prefix',
+  created_at: 'k.created_at',
+  last_used_at: 'k.last_used_at',
+  revoked_at: 'k.revoked_at',
+  id: 'k.id',
+};
+const KEY_LIST_SPEC: ListSpec<ApiKeySortField> = {
+  sortable: API_KEY_SORT_FIELDS,
+  sort: ['created_at', 'DESC'],
+  filters: API_KEY_FILTERS,
+};
 
 @Injectable()
 export class AuthService {
@@ -150,9 +179,28 @@ export class AuthService {
     return { ...toSummary(row), key };
   }
 
-  async listOrgKeys(orgId: string): Promise<ApiKeySummary[]> {
-    const rows = await this.keys.find({ where: { orgId, kind: 'org' }, order: { createdAt: 'DESC' } });
-    return rows.map(toSummary);
+  /**
+   * A page of the organisation's API keys (never session keys, which are the users' own), sorted and filtered in the
+   * database on idx_api_keys_org_kind; ties in the sort go by id, in the same direction.
+   */
+  async listOrgKeys(orgId: string, query: ListQueryDto): Promise<ListPage<ApiKeySummary>> {
+    const { start, limit, sort, order, filter } = parseListQuery(query, KEY_LIST_SPEC);
+    const qb = this.keys
+      .createQueryBuilder('k')
+      .where('k.org_id = :orgId', { orgId })
+      .andWhere('k.kind = :kind', { kind: 'org' });
+    const q = filterText(filter, 'q');
+    if (q)
+      qb.andWhere(`(k.name LIKE :pattern ${LIKE_ESCAPE} OR k.prefix LIKE :pattern ${LIKE_ESCAPE})`, {
+        pattern: containsPattern(q),
+      });
+    const revoked = filterBoolean(filter, 'revoked');
+    if (revoked !== undefined) qb.andWhere(revoked ? 'k.revoked_at IS NOT NULL' : 'k.revoked_at IS NULL');
+    const column = KEY_SORT_COLUMN[sort];
+    qb.orderBy(sort === 'name' ? caseless(this.keys.manager.connection, column) : column, order);
+    if (column !== 'k.id') qb.addOrderBy('k.id', order);
+    const [rows, total] = await qb.offset(start).limit(limit).getManyAndCount();
+    return { rows: rows.map(toSummary), start, total };
   }
 
   async revokeOrgKey(orgId: string, id: string): Promise<ApiKeySummary> {

@@ -2,13 +2,13 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { CreatedAtColumn, DateTimeColumn } from '../../database/columns';
 
 /**
- * A desktop signer agent's login: the e-mail or phone it logs in with (as in the request), the OTP sent there (its
- * HMAC), and once verified the agent's bearer token (its SHA-256). Tokens live 12 hours.
+ * A desktop signer agent's session: the e-mail or phone it logged in with (as in the request) and the agent's bearer
+ * token (its SHA-256), made when the OTP sent there (`otps`, purpose `dsc-login`) was verified. Tokens live 12 hours.
  */
 @Entity('dsc_agent_sessions')
 @Index('uq_dsc_agent_token', ['tokenHash'], { unique: true })
 export class DscAgentSessionEntity {
-  /** The loginId the agent sends back with the OTP. */
+  /** The loginId the agent sent back with the OTP: the id of that OTP. */
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
@@ -16,15 +16,10 @@ export class DscAgentSessionEntity {
   @Column({ type: 'varchar', length: 254 })
   identifier!: string;
 
-  @Column({ name: 'otp_hash', type: 'varchar', length: 64 })
-  otpHash!: string;
+  @Column({ name: 'token_hash', type: 'varchar', length: 64 })
+  tokenHash!: string;
 
-  @Column({ name: 'otp_attempts', type: 'int', default: 0 })
-  otpAttempts!: number;
-
-  @Column({ name: 'token_hash', type: 'varchar', length: 64, nullable: true })
-  tokenHash!: string | null;
-
+  /** When the OTP was verified. */
   @CreatedAtColumn()
   createdAt!: Date;
 

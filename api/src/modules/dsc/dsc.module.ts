@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { OtpModule } from '../otp/otp.module';
 import { SigningModule } from '../signing/signing.module';
 import { DscAgents } from './dsc-agents';
 import { DscAgentController } from './dsc.controller';
@@ -8,7 +9,7 @@ import { DscService } from './dsc.service';
 
 /** DSC signing through the desktop signer agent (DESIGN.md section 5). */
 @Module({
-  imports: [SigningModule, NotificationsModule],
+  imports: [SigningModule, NotificationsModule, OtpModule],
   providers: [DscAgents, DscLoginService, DscService],
   controllers: [DscAgentController],
   exports: [DscService],

@@ -6,13 +6,20 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { DataSource } from 'typeorm';
 import { AuditEventEntity } from '../audit/audit-event.entity';
 import { JobEntity, type JobStatus } from '../jobs/job.entity';
-import { PartyEntity } from '../requests/party.entity';
-import { RequestEntity } from '../requests/request.entity';
 
 /** The audit event of a signature or seal an operator accepted below the organisation's level. */
 export const LEVEL_ACCEPTED_EVENT = 'signature.level_accepted';
 
 type Scope = 'party' | 'document';
+
+/** How many parties' signatures (party) and completed documents (document) reached each PAdES level. */
+export type LevelCounts = Record<Scope, Map<string, number>>;
+
+/**
+ * Reads the level counts from the rows that hold them. Requests owns those rows, so it provides the reader
+ * (`requests/request-metrics.ts`) and metrics does not import requests (ARCHITECTURE.md, the one-way rule).
+ */
+export type LevelCountsReader = () => Promise<LevelCounts>;
 
 /** Every state of JobStatus, so that `esign_jobs` answers 0 for a state with no rows. */
 const JOB_STATES = ['queued', 'running', 'done', 'failed'] as const satisfies readonly JobStatus[];
@@ -35,6 +42,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export class MetricsService {
   private readonly log = new Logger('Metrics');
   readonly registry = new Registry();
+  private levelCountsReader: LevelCountsReader | null = null;
 
   private readonly httpDuration = new Histogram<'method' | 'route' | 'status'>({
     name: 'esign_http_request_duration_seconds',
@@ -104,6 +112,11 @@ export class MetricsService {
     });
   }
 
+  /** Where esign_signature_levels reads its counts (the requests module sets it at start). */
+  readLevelsWith(reader: LevelCountsReader): void {
+    this.levelCountsReader = reader;
+  }
+
   /** One finished HTTP request; `route` is the Express route pattern, or UNMATCHED_ROUTE. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
     this.httpDuration.observe({ method, route, status: String(status) }, seconds);
@@ -156,24 +169,14 @@ export class MetricsService {
     }
   }
 
-  /** Parties' signatures and completed documents by PAdES level; null when the database cannot answer. */
-  private async levelCounts(): Promise<Record<Scope, Map<string, number>> | null> {
-    const byLevel = async (entity: typeof PartyEntity | typeof RequestEntity, column: string) => {
-      const rows = await this.db
-        .getRepository(entity)
-        .createQueryBuilder('row')
-        .select(`row.${column}`, 'level')
-        .addSelect('COUNT(*)', 'count')
-        .where(`row.${column} IS NOT NULL`)
-        .groupBy(`row.${column}`)
-        .getRawMany<{ level: string; count: number | string }>();
-      return new Map(rows.map((r) => [r.level, Number(r.count)]));
-    };
+  /**
+   * Parties' signatures and completed documents by PAdES level; null when the database cannot answer (or no module
+   * set a reader).
+   */
+  private async levelCounts(): Promise<LevelCounts | null> {
+    if (!this.levelCountsReader) return null;
     try {
-      return {
-        party: await byLevel(PartyEntity, 'signatureLevel'),
-        document: await byLevel(RequestEntity, 'evidenceLevel'),
-      };
+      return await this.levelCountsReader();
     } catch (err) {
       this.log.warn(`esign_signature_levels not collected: ${(err as Error).message}`);
       return null;

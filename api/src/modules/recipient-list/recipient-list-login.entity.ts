@@ -3,17 +3,16 @@ import { CreatedAtColumn, DateTimeColumn } from '../../database/columns';
 
 /**
  * A recipient's login to /list, their own list of requests: the address they gave (normalised), the network address
- * it came from (for the per-address limit), the OTP sent there (its HMAC; a random hash when nothing was sent) with its
- * wrong attempts, and once verified the list token (its SHA-256) and when it stops working. Rows older than a day are
- * removed by the next login.
+ * it came from (for the per-address limit), and once its OTP (`otps`, purpose `recipient-list`, the same id) is
+ * verified the list token (its SHA-256) and when it stops working. Rows older than a day, and their OTPs, are removed
+ * by the next login.
  */
 @Entity('recipient_list_logins')
-@Index('idx_recipient_list_identifier', ['identifier', 'createdAt'])
 @Index('idx_recipient_list_ip', ['ip', 'createdAt'])
 @Index('idx_recipient_list_created', ['createdAt'])
 @Index('uq_recipient_list_token', ['tokenHash'], { unique: true })
 export class RecipientListLoginEntity {
-  /** The id the page sends back with the OTP. */
+  /** The id the page sends back with the OTP: the id of that OTP. */
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
@@ -23,15 +22,6 @@ export class RecipientListLoginEntity {
 
   @Column({ type: 'varchar', length: 64, nullable: true })
   ip!: string | null;
-
-  @Column({ name: 'otp_hash', type: 'varchar', length: 64 })
-  otpHash!: string;
-
-  @Column({ name: 'otp_attempts', type: 'int', default: 0 })
-  otpAttempts!: number;
-
-  @DateTimeColumn({ name: 'otp_expires_at' })
-  otpExpiresAt!: Date;
 
   @Column({ name: 'token_hash', type: 'varchar', length: 64, nullable: true })
   tokenHash!: string | null;

@@ -11,17 +11,16 @@ import {
   type RecipientLoginResponse,
   type RecipientVerifyResponse,
 } from '@esign/contract';
-import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DataSource, In, LessThan, MoreThan, Raw } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
-import { safeEqual } from '../auth/secrets';
 import { NotificationsService } from '../notifications/notifications.service';
 import { recipientListOtp } from '../notifications/templates';
 import { OrganisationEntity } from '../organisations/organisation.entity';
+import { OtpService, otpSendRefused } from '../otp/otp.service';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEntity } from '../requests/request.entity';
-import { AppSecretService } from '../secrets/app-secret.service';
 import { LinksService } from '../secrets/links.service';
 import { RecipientListLoginEntity } from './recipient-list-login.entity';
 
@@ -40,8 +39,9 @@ type SentRequest = Pick<RequestEntity, 'refId' | 'orgId' | 'filename' | 'status'
 
 /**
  * /list, the recipient's own list (issue 18, point 13): an e-mail address or Indian phone number, a 6-digit OTP sent
- * there (only an HMAC kept, 10 minutes, 5 attempts, a new one no sooner than 30 s and at most 5 an hour per address,
- * at most Limits.recipientListOtpsPerIpPerHour per network address), then a random list token (256 bits, its SHA-256
+ * there (the OTP service's `recipient-list` purpose: only an HMAC kept, 10 minutes, 5 attempts, a new one no sooner
+ * than 30 s and at most 5 an hour per address, a newer one replacing the older; and here at most
+ * Limits.recipientListOtpsPerIpPerHour per network address), then a random list token (256 bits, its SHA-256
  * kept, Limits.recipientListSessionSeconds) that reads the requests addressed to that address across organisations.
  * Nobody learns whether an address has requests: the answers are the same, and the OTP goes only to an address that
  * has some. The list shows the party's own row only (file, organisation, time, status) and the party's own sign link,
@@ -53,13 +53,9 @@ export class RecipientListService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly clock: Clock,
     private readonly notifications: NotificationsService,
-    private readonly secrets: AppSecretService,
+    private readonly otps: OtpService,
     private readonly links: LinksService,
   ) {}
-
-  private async otpHash(id: string, otp: string): Promise<string> {
-    return (await this.secrets.hmac('recipient-list-otp', `${id}:${otp}`)).toString('hex');
-  }
 
   async login(identifierValue: unknown, ip: string | null): Promise<RecipientLoginResponse> {
     const identifier = normaliseRecipientIdentifier(identifierValue);
@@ -67,7 +63,9 @@ export class RecipientListService {
     const now = this.clock.now();
     const hourAgo = new Date(now.getTime() - HOUR_MS);
     const logins = this.db.getRepository(RecipientListLoginEntity);
-    await logins.delete({ createdAt: LessThan(new Date(now.getTime() - DAY_MS)) });
+    const dayAgo = new Date(now.getTime() - DAY_MS);
+    await logins.delete({ createdAt: LessThan(dayAgo) });
+    await this.otps.forget(this.db.manager, 'recipient-list', dayAgo);
 
     if (ip) {
       const fromIp = await logins.find({
@@ -81,39 +79,26 @@ export class RecipientListService {
           (fromIp[0].createdAt.getTime() + HOUR_MS - now.getTime()) / 1000,
         );
     }
-    const recent = await logins.find({
-      where: { identifier, createdAt: MoreThan(hourAgo) },
-      order: { createdAt: 'DESC' },
-      select: { id: true, createdAt: true },
-    });
-    const wait = recent.length
-      ? (recent[0].createdAt.getTime() + Limits.otpResendSeconds * 1000 - now.getTime()) / 1000
-      : 0;
-    if (wait > 0) throw tooMany(RecipientListMessages.resendWait.replace('{seconds}', String(Math.ceil(wait))), wait);
-    if (recent.length >= Limits.otpMaxSendsPerHour)
-      throw tooMany(
-        RecipientListMessages.tooManySends,
-        (recent[recent.length - 1].createdAt.getTime() + HOUR_MS - now.getTime()) / 1000,
-      );
+    const check = await this.otps.mayIssue(this.db.manager, 'recipient-list', identifier);
+    if (!check.allowed)
+      throw otpSendRefused(check, {
+        resendWait: RecipientListMessages.resendWait,
+        tooManySends: RecipientListMessages.tooManySends,
+      });
 
     const party = await this.latestParty(identifier);
-    const id = randomUUID();
-    const otp = String(randomInt(0, 1_000_000)).padStart(Limits.otpLength, '0');
-    // Without a request for that address no OTP is sent, and none can match. Hashed before the transaction: the
-    // secret may be read (or made) through another connection.
-    const otpHash = party ? await this.otpHash(id, otp) : sha256(randomBytes(32).toString('hex'));
+    // Without a request for that address no OTP is sent, and none can match.
+    const otp = await this.otps.create('recipient-list', party !== null);
     await this.db.transaction(async (manager) => {
       await manager.insert(RecipientListLoginEntity, {
-        id,
+        id: otp.id,
         identifier,
         ip: ip?.slice(0, 64) ?? null,
-        otpHash,
-        otpAttempts: 0,
-        otpExpiresAt: new Date(now.getTime() + Limits.otpValiditySeconds * 1000),
         tokenHash: null,
         tokenExpiresAt: null,
         createdAt: now,
       });
+      await this.otps.save(manager, otp, identifier);
       if (party)
         await this.notifications.queueBuilt(
           manager,
@@ -122,12 +107,12 @@ export class RecipientListService {
             kind: 'otp',
             ...(identifier.includes('@') ? { email: identifier } : { phone: identifier }),
           },
-          recipientListOtp({ code: otp }),
+          recipientListOtp({ code: otp.code }),
         );
     });
     return {
       code: 200,
-      id,
+      id: otp.id,
       message: RecipientListMessages.otpSent,
       resend_after: Limits.otpResendSeconds,
       expires_in: Limits.otpValiditySeconds,
@@ -138,42 +123,35 @@ export class RecipientListService {
     const id = typeof idValue === 'string' ? idValue.trim().toLowerCase() : '';
     const otp = typeof otpValue === 'string' ? otpValue.trim() : typeof otpValue === 'number' ? String(otpValue) : '';
     if (!/^\d{6}$/.test(otp)) throw new AppError('VALIDATION_FAILED', RecipientListMessages.otpFormat);
-    const logins = this.db.getRepository(RecipientListLoginEntity);
-    const login = UUID.test(id) ? await logins.findOneBy({ id }) : null;
-    if (!login || login.tokenHash) throw new AppError('VALIDATION_FAILED', RecipientListMessages.loginUnknown);
-    const now = this.clock.now();
-    const latest = await logins.findOne({
-      where: { identifier: login.identifier },
-      order: { createdAt: 'DESC' },
-      select: { id: true },
-    });
-    // A newer OTP for the same address replaces this one.
-    if (login.otpExpiresAt.getTime() <= now.getTime() || latest?.id !== login.id)
-      throw new AppError('VALIDATION_FAILED', Messages.otpExpired, {}, { expired: true });
-    const taken = await this.db
-      .createQueryBuilder()
-      .update(RecipientListLoginEntity)
-      .set({ otpAttempts: () => 'otp_attempts + 1' })
-      .where('id = :id AND otp_attempts < :max AND token_hash IS NULL', { id, max: Limits.otpMaxVerifyAttempts })
-      .execute();
-    if (!taken.affected) throw new AppError('TOO_MANY_ATTEMPTS', RecipientListMessages.tooManyAttempts);
-    if (!safeEqual(await this.otpHash(id, otp), login.otpHash))
-      throw new AppError(
-        'VALIDATION_FAILED',
-        Messages.otpInvalid,
-        {},
-        { attempts_left: Math.max(0, Limits.otpMaxVerifyAttempts - login.otpAttempts - 1) },
-      );
+    if (!UUID.test(id)) throw new AppError('VALIDATION_FAILED', RecipientListMessages.loginUnknown);
     const token = randomBytes(32).toString('base64url');
-    const tokenExpiresAt = new Date(now.getTime() + Limits.recipientListSessionSeconds * 1000);
-    const done = await this.db
-      .createQueryBuilder()
-      .update(RecipientListLoginEntity)
-      .set({ tokenHash: sha256(token), tokenExpiresAt })
-      .where('id = :id AND token_hash IS NULL', { id })
-      .execute();
-    if (!done.affected) throw new AppError('VALIDATION_FAILED', RecipientListMessages.loginUnknown);
-    return { code: 200, token, expires_at: tokenExpiresAt.toISOString() };
+    const check = await this.otps.verify('recipient-list', id, otp, {
+      onVerified: async (manager, row) => {
+        const tokenExpiresAt = new Date(row.verifiedAt.getTime() + Limits.recipientListSessionSeconds * 1000);
+        const done = await manager
+          .createQueryBuilder()
+          .update(RecipientListLoginEntity)
+          .set({ tokenHash: sha256(token), tokenExpiresAt })
+          .where('id = :id AND token_hash IS NULL', { id: row.id })
+          .execute();
+        if (!done.affected) throw new AppError('VALIDATION_FAILED', RecipientListMessages.loginUnknown);
+        return tokenExpiresAt;
+      },
+    });
+    switch (check.outcome) {
+      case 'unknown':
+      case 'used':
+        throw new AppError('VALIDATION_FAILED', RecipientListMessages.loginUnknown);
+      // Out of time, or a newer OTP for the same address replaced this one.
+      case 'expired':
+        throw new AppError('VALIDATION_FAILED', Messages.otpExpired, {}, { expired: true });
+      case 'locked':
+        throw new AppError('TOO_MANY_ATTEMPTS', RecipientListMessages.tooManyAttempts);
+      case 'wrong':
+        throw new AppError('VALIDATION_FAILED', Messages.otpInvalid, {}, { attempts_left: check.attemptsLeft });
+      case 'verified':
+        return { code: 200, token, expires_at: check.value.toISOString() };
+    }
   }
 
   /** The requests addressed to the token's address, newest first: the party's own view of each. */

@@ -9,7 +9,7 @@ import { FaceMessages, FaceService, type VideoScore } from '../identity/face/fac
 import { VideoDecodeError } from '../identity/face/video';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestsService } from '../requests/requests.service';
-import { refuseAction } from './rules';
+import { refuseAction } from '../requests/rules';
 import { loadSigner, type SignerContext } from './signer-link.guard';
 
 const refused = (message: string) => new AppError('SIGNING_REFUSED', message);

@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestj
 import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { SignerDetailsInput } from '@esign/contract';
 import type { Request } from 'express';
-import { uploadedFile } from '../requests/v1-requests.controller';
+import { uploadedFile } from '../../common/uploaded-file';
 import { LivenessService } from './liveness.service';
-import { OtpService } from './otp.service';
+import { SignerOtpService } from './signer-otp.service';
 import { RecipientsService } from './recipients.service';
 import { Signer, SignerRoute, type SignerContext } from './signer-link.guard';
 
@@ -19,7 +19,7 @@ const ipOf = (req: Request): string | null => req.ip ?? req.socket.remoteAddress
 export class RecipientsController {
   constructor(
     private readonly recipients: RecipientsService,
-    private readonly otp: OtpService,
+    private readonly otp: SignerOtpService,
     private readonly liveness: LivenessService,
   ) {}
 

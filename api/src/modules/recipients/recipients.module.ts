@@ -3,19 +3,20 @@ import { AadhaarModule } from '../aadhaar/aadhaar.module';
 import { DscModule } from '../dsc/dsc.module';
 import { IdentityModule } from '../identity/identity.module';
 import { JobsModule } from '../jobs/jobs.module';
+import { OtpModule } from '../otp/otp.module';
 import { RequestsModule } from '../requests/requests.module';
 import { SigningModule } from '../signing/signing.module';
 import { LivenessService } from './liveness.service';
-import { OtpService } from './otp.service';
 import { RecipientsController } from './recipients.controller';
 import { RecipientsService } from './recipients.service';
 import { SignerLinkGuard } from './signer-link.guard';
+import { SignerOtpService } from './signer-otp.service';
 import { SignerSessions } from './signer-sessions.service';
 
 /** The recipient side of the /v1 contract: calls authorised by the party's link token. */
 @Module({
-  imports: [RequestsModule, SigningModule, IdentityModule, JobsModule, AadhaarModule, DscModule],
-  providers: [RecipientsService, OtpService, LivenessService, SignerSessions, SignerLinkGuard],
+  imports: [RequestsModule, SigningModule, IdentityModule, JobsModule, AadhaarModule, DscModule, OtpModule],
+  providers: [RecipientsService, SignerOtpService, LivenessService, SignerSessions, SignerLinkGuard],
   controllers: [RecipientsController],
 })
 export class RecipientsModule {}

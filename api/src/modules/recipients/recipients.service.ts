@@ -50,10 +50,10 @@ import {
   refuseAction,
   refuseSigning,
   type RulePolicy,
-} from './rules';
+} from '../requests/rules';
 import { asSeenBy, loadSigner, type Loaded, type SignerContext } from './signer-link.guard';
 import { SignerSessions, signingOver } from './signer-sessions.service';
-import { OtpService } from './otp.service';
+import { SignerOtpService } from './signer-otp.service';
 
 const flag = (value: boolean): FlagText => (value ? 'true' : 'false');
 const refused = (message: string) => new AppError('SIGNING_REFUSED', message);
@@ -123,7 +123,7 @@ export class RecipientsService {
     private readonly face: FaceService,
     private readonly metrics: MetricsService,
     private readonly sessions: SignerSessions,
-    private readonly otp: OtpService,
+    private readonly otp: SignerOtpService,
   ) {}
 
   private load(manager: EntityManager, ctx: SignerContext, lock: boolean): Promise<Loaded> {

@@ -7,7 +7,7 @@ import { Clock } from '../../common/clock';
 import { hashKey } from '../auth/secrets';
 import type { PartyEntity } from '../requests/party.entity';
 import type { RequestEntity } from '../requests/request.entity';
-import { isEnded } from './rules';
+import { isEnded } from '../requests/rules';
 import { SignerSessionEntity } from './signer-session.entity';
 
 /** A live signer session, as the guard hands it to the recipient calls. */

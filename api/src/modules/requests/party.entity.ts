@@ -16,15 +16,7 @@ import {
   UpdatedAtColumn,
   type JsonValue,
 } from '../../database/columns';
-
-/** A signature box in the real page's user space (PDF points, origin bottom-left), for a run of pages. */
-export interface PlacedBox {
-  pages: string;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+import type { PlacedBox } from '../documents/pdf/geometry';
 
 /** Where the signer was when they posted their position, and what the organisation's policy made of it. */
 export interface PartyLiveness {

@@ -3,7 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DraftListItem, PartyView, RequestListItem } from '@esign/contract';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
-import { parseFilter, parseRange, parseSort } from '../../common/rest-query';
+import {
+  containsPattern,
+  filterText,
+  LIKE_ESCAPE,
+  parseListQuery,
+  type ListQueryDto,
+  type ListSpec,
+} from '../../common/rest-query';
 import { LinksService } from '../secrets/links.service';
 import { RequestCounts } from './request-counts';
 import type { PartyEntity } from './party.entity';
@@ -21,6 +28,13 @@ export interface ListQuery {
 }
 
 const SORT_FIELDS = ['timestamp', 'createdAt', 'id', 'refId', 'filename'] as const;
+/** `q` (and its older name `search`): digits a Ref ID, other text a file name. */
+const LIST_SPEC: ListSpec<(typeof SORT_FIELDS)[number]> = {
+  sortable: SORT_FIELDS,
+  sort: ['timestamp', 'DESC'],
+  range: [0, 4],
+  filters: ['q', 'search'],
+};
 // The row's timestamp is the time it was listed (a draft's last SAVE, a request's submission): newest first holds for
 // a draft submitted today although it was uploaded last week.
 const SORT_COLUMN: Record<(typeof SORT_FIELDS)[number], ListQuery['sortBy']> = {
@@ -99,10 +113,7 @@ export class RequestListsService {
         const hit = await qb.andWhere('r.ref_id = :refId', { refId: Number(q) }).getOne();
         return { total: hit ? 1 : 0, rows: hit && query.offset === 0 ? [hit] : [] };
       } else {
-        // '!' as the escape character: a backslash means different things in SQLite and MySQL string literals.
-        const pattern = `%${q.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
-        // SQLite's LIKE and MySQL's *_ci collations both ignore ASCII case.
-        qb.andWhere("r.filename LIKE :pattern ESCAPE '!'", { pattern });
+        qb.andWhere(`r.filename LIKE :pattern ${LIKE_ESCAPE}`, { pattern: containsPattern(q) });
       }
     }
     const column = { listedAt: 'r.listed_at', filename: 'r.filename', refId: 'r.ref_id' }[query.sortBy];
@@ -201,19 +212,14 @@ export class RequestListsService {
 }
 
 /** ra-data-simple-rest's query: sort=["timestamp","DESC"], range=[start,end], filter={"q":"…"}. */
-export function parseRestQuery(query: Record<string, unknown>, drafts: boolean): ListQuery {
-  const { start, limit } = parseRange(query.range, [0, 4]);
-  const [field, order] = parseSort(query.sort, SORT_FIELDS, ['timestamp', 'DESC']);
-  const filter = parseFilter(query.filter);
-  const q = filter.q ?? filter.search;
-  if (q !== undefined && typeof q !== 'string' && typeof q !== 'number')
-    throw new AppError('VALIDATION_FAILED', 'filter.q must be text.');
+export function parseRestQuery(query: ListQueryDto, drafts: boolean): ListQuery {
+  const { start, limit, sort, order, filter } = parseListQuery(query, LIST_SPEC);
   return {
     drafts,
-    q: q === undefined ? undefined : String(q),
+    q: filterText(filter, 'q') ?? filterText(filter, 'search'),
     offset: start,
     limit,
     order,
-    sortBy: SORT_COLUMN[field],
+    sortBy: SORT_COLUMN[sort],
   };
 }

@@ -1,16 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { RequestStatus, SignatureLevel } from '@esign/contract';
 import { bigintNumber, CreatedAtColumn, DateTimeColumn, JsonColumn, UpdatedAtColumn } from '../../database/columns';
-
-/** Geometry of a run of pages with the same boxes, in PDF points (pages "1-3,7" are 1-based). */
-export interface PageGeometry {
-  pages: string;
-  /** The media box. */
-  mediaBox: [number, number, number, number];
-  /** The visible (crop) box, clipped to the media box; boxes are placed inside it. */
-  cropBox: [number, number, number, number];
-  rotation: number;
-}
+import type { PageGeometry } from '../documents/pdf/geometry';
 
 /**
  * A signing request: a document sent (or, while `status` is draft, to be sent) to up to six parties. `refId` is the

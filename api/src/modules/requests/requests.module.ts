@@ -4,9 +4,11 @@ import { JobsRunner } from '../jobs/jobs.runner';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { AuditTrailController } from './audit-trail.controller';
 import { DocumentsController } from './documents.controller';
 import { EXPIRE_JOB, REMIND_JOB, RequestEvents } from './request-events';
 import { RequestListsService } from './request-lists.service';
+import { RequestMetrics } from './request-metrics';
 import { RequestCounts } from './request-counts';
 import { RequestsService } from './requests.service';
 import { RestRequestsController } from './rest-requests.controller';
@@ -18,8 +20,16 @@ type JobPayload = { orgId: string; refId: number };
 
 @Module({
   imports: [JobsModule, NotificationsModule, WebhooksModule, TemplatesModule],
-  providers: [RequestsService, RequestListsService, RequestCounts, RequestEvents, TemplateUploads, UnsavedDrafts],
-  controllers: [V1RequestsController, RestRequestsController, DocumentsController],
+  providers: [
+    RequestsService,
+    RequestListsService,
+    RequestCounts,
+    RequestEvents,
+    RequestMetrics,
+    TemplateUploads,
+    UnsavedDrafts,
+  ],
+  controllers: [V1RequestsController, RestRequestsController, DocumentsController, AuditTrailController],
   exports: [RequestsService, RequestListsService, RequestEvents, UnsavedDrafts],
 })
 export class RequestsModule implements OnModuleInit {

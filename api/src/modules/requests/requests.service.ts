@@ -15,6 +15,7 @@ import { AppError } from '../../common/app-error';
 import type { JsonValue } from '../../database/columns';
 import { actorOf, type AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
+import type { UploadedFile } from '../../common/uploaded-file';
 import { AuditService } from '../audit/audit.service';
 import { inspectPdf, type InspectedPdf } from '../documents/pdf/inspect';
 import { fromRuns } from '../documents/pdf/pageRuns';
@@ -26,12 +27,6 @@ import { PartyEntity } from './party.entity';
 import { parseBoolean, validateOptions, validateRecipients, type ValidRecipient } from './recipients';
 import { RequestEntity } from './request.entity';
 import { RequestEvents } from './request-events';
-
-export interface UploadedFile {
-  bytes: Buffer;
-  filename: string;
-  mimeType: string;
-}
 
 /** Where a new request's document and first placements come from when it is started from a template. */
 export interface PreparedDocument {

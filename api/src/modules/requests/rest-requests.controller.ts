@@ -4,7 +4,7 @@ import type { DraftListItem, RequestListItem } from '@esign/contract';
 import type { Response } from 'express';
 import { AppError } from '../../common/app-error';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
-import { sendPage } from '../../common/rest-query';
+import { ListQueryDto, sendPage } from '../../common/rest-query';
 import { parseRestQuery, RequestListsService } from './request-lists.service';
 import { RequestsService, toRefId } from './requests.service';
 import { UnsavedDrafts, type DiscardResult } from './unsaved-drafts';
@@ -33,7 +33,7 @@ export class RestRequestsController {
   @Get('requests')
   async list(
     @Auth() auth: AuthContext,
-    @Query() query: Record<string, unknown>,
+    @Query() query: ListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<RequestListItem[]> {
     const q = parseRestQuery(query, false);
@@ -61,7 +61,7 @@ export class RestRequestsController {
   @Get('drafts')
   async drafts(
     @Auth() auth: AuthContext,
-    @Query() query: Record<string, unknown>,
+    @Query() query: ListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<DraftListItem[]> {
     const q = parseRestQuery(query, true);

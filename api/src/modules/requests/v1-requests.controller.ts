@@ -3,15 +3,10 @@ import { ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger
 import type { DraftListItem, DraftReference, RequestListItem, UploadResponse } from '@esign/contract';
 import type { Request } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
+import { uploadedFile } from '../../common/uploaded-file';
 import { RequestListsService } from './request-lists.service';
-import { RequestsService, type UploadedFile } from './requests.service';
+import { RequestsService } from './requests.service';
 import { TemplateUploads } from './template-uploads';
-
-export function uploadedFile(req: Request, field = 'file'): UploadedFile | undefined {
-  const files = (req.files as Express.Multer.File[] | undefined) ?? [];
-  const f = files.find((x) => x.fieldname === field);
-  return f && { bytes: f.buffer, filename: f.originalname, mimeType: f.mimetype };
-}
 
 const COMPAT_LIST_LIMIT = 500;
 

@@ -162,7 +162,7 @@ export class ExternalSigning {
       serialNumber: kept.certificate.serialNumber,
       cmsSha256: kept.cmsKey,
     });
-    await this.sealQueue.enqueue(manager, input.req as RequestEntity, party);
+    await this.sealQueue.enqueue(manager, input.req, party);
     return true;
   }
 

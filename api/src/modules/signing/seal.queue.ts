@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { JobsService } from '../jobs/jobs.service';
-import type { PartyEntity } from '../requests/party.entity';
-import type { RequestEntity } from '../requests/request.entity';
 
 /** The seal job: applies submitted signatures to the document, then completes and seals it. */
 export const SEAL_JOB = 'request.seal';
@@ -11,6 +9,10 @@ export interface SealJobPayload {
   orgId: string;
   refId: number;
 }
+
+/** The request whose seal job is queued, and the party whose submitted signature queued it (null: another reason). */
+type SealedRequest = Pick<SealJobPayload, 'orgId' | 'refId'>;
+type SubmittingParty = { id: string };
 
 /**
  * Queues the seal job in the caller's transaction, one per submitted signature (its own dedupe key, so a signature
@@ -21,7 +23,7 @@ export interface SealJobPayload {
 export class SealQueue {
   constructor(private readonly jobs: JobsService) {}
 
-  enqueue(manager: EntityManager, req: RequestEntity, party: PartyEntity | null, reason = 'signature') {
+  enqueue(manager: EntityManager, req: SealedRequest, party: SubmittingParty | null, reason = 'signature') {
     return this.jobs.enqueue(manager, {
       type: SEAL_JOB,
       payload: { orgId: req.orgId, refId: req.refId } satisfies SealJobPayload,

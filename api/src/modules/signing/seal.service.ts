@@ -16,7 +16,7 @@ import { AuditService } from '../audit/audit.service';
 import type { AuditEventEntity } from '../audit/audit-event.entity';
 import type { JobContext } from '../jobs/job.types';
 import { JobsRunner } from '../jobs/jobs.runner';
-import { partyTransition } from '../recipients/rules';
+import { partyTransition } from '../requests/rules';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEntity } from '../requests/request.entity';
 import { RequestEvents } from '../requests/request-events';

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiConsumes, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Headers, Messages } from '@esign/contract';
+import { Headers, Messages, type TemplateView } from '@esign/contract';
 import type { Request, Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
-import { parseRange, sendPage } from '../../common/rest-query';
-import { uploadedFile } from '../requests/v1-requests.controller';
-import { TemplatesService, type TemplateView } from './templates.service';
+import { ListQueryDto, sendPage } from '../../common/rest-query';
+import { uploadedFile } from '../../common/uploaded-file';
+import { TemplatesService } from './templates.service';
 
 type TemplateBody = { template_name?: unknown; name?: unknown; template_annotation?: unknown };
 
@@ -72,15 +72,17 @@ export class V1TemplatesController {
 export class RestTemplatesController {
   constructor(private readonly templates: TemplatesService) {}
 
+  @ApiOperation({
+    summary:
+      'Templates, paginated, sorted (template_name, template_id, filename, total_pages, field_count, timestamp, updated_at; newest first) and filtered (q: the name contains it; timestamp_gte, timestamp_lte).',
+  })
   @Get()
   async list(
     @Auth() auth: AuthContext,
-    @Query('range') rangeText: string | undefined,
+    @Query() query: ListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TemplateView[]> {
-    const { start, limit } = parseRange(rangeText, [0, 9]);
-    const { total, items } = await this.templates.list(auth.orgId, start, limit);
-    return sendPage(res, 'templates', { rows: items, start, total });
+    return sendPage(res, 'templates', await this.templates.page(auth.orgId, query));
   }
 
   @Get(':id')

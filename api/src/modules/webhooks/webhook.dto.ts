@@ -41,10 +41,3 @@ export class UpdateWebhookDto {
   @IsBoolean({ message: 'active must be true or false' })
   active?: boolean;
 }
-
-/** ra-data-simple-rest list parameters: range=[0,9], sort=["createdAt","DESC"], filter={"q":"example"}. */
-export class ListQueryDto {
-  @ApiPropertyOptional({ example: '[0,24]' }) @IsOptional() @IsString() range?: string;
-  @ApiPropertyOptional({ example: '["createdAt","DESC"]' }) @IsOptional() @IsString() sort?: string;
-  @ApiPropertyOptional({ example: '{"q":"example.com","active":true}' }) @IsOptional() @IsString() filter?: string;
-}

@@ -3,8 +3,8 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { CreatedWebhook, Webhook, WebhookDelivery } from '@esign/contract';
 import type { Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
-import { sendPage } from '../../common/rest-query';
-import { CreateWebhookDto, ListQueryDto, UpdateWebhookDto } from './webhook.dto';
+import { ListQueryDto, sendPage } from '../../common/rest-query';
+import { CreateWebhookDto, UpdateWebhookDto } from './webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
 /** The organisation's webhooks (ra-data-simple-rest resource `webhooks`). */

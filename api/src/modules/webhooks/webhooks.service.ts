@@ -11,9 +11,18 @@ import {
   type WebhookPayload,
 } from '@esign/contract';
 import { randomUUID } from 'node:crypto';
-import { DataSource, Like, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { DataSource, Raw, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { AppError } from '../../common/app-error';
-import { MAX_PAGE_ROWS, parseFilter, parseRange, parseSort, type ListPage } from '../../common/rest-query';
+import {
+  containsPattern,
+  filterBoolean,
+  filterText,
+  LIKE_ESCAPE,
+  parseListQuery,
+  type ListPage,
+  type ListQueryDto,
+  type ListSpec,
+} from '../../common/rest-query';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { JobContext } from '../jobs/job.types';
@@ -37,6 +46,12 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_WEBHOOKS_PER_ORG = 50;
 const MAX_DELIVERIES_LISTED = 100;
 const SORTABLE = ['id', 'url', 'active', 'createdAt', 'updatedAt'] as const;
+/** q: the url contains it; active: true or false. */
+const LIST_SPEC: ListSpec<(typeof SORTABLE)[number]> = {
+  sortable: SORTABLE,
+  sort: ['createdAt', 'DESC'],
+  filters: ['q', 'active'],
+};
 
 /** An organisation's webhooks, the events emitted to them, and their signed, retried deliveries. */
 @Injectable()
@@ -61,16 +76,16 @@ export class WebhooksService implements OnModuleInit {
     return this.db.getRepository(WebhookDeliveryEntity);
   }
 
-  async list(orgId: string, query: { range?: string; sort?: string; filter?: string }): Promise<ListPage<Webhook>> {
-    const { start, limit } = parseRange(query.range, [0, MAX_PAGE_ROWS - 1]);
-    const [field, order] = parseSort(query.sort, SORTABLE, ['createdAt', 'DESC']);
-    const filter = parseFilter(query.filter);
+  async list(orgId: string, query: ListQueryDto): Promise<ListPage<Webhook>> {
+    const { start, limit, sort, order, filter } = parseListQuery(query, LIST_SPEC);
     const where: FindOptionsWhere<WebhookEntity> = { orgId };
-    if (typeof filter.q === 'string' && filter.q.trim()) where.url = Like(`%${filter.q.trim()}%`);
-    if (typeof filter.active === 'boolean') where.active = filter.active;
+    const q = filterText(filter, 'q');
+    if (q) where.url = Raw((column) => `${column} LIKE :pattern ${LIKE_ESCAPE}`, { pattern: containsPattern(q) });
+    const active = filterBoolean(filter, 'active');
+    if (active !== undefined) where.active = active;
     const [rows, total] = await this.hooks.findAndCount({
       where,
-      order: { [field]: order, id: 'ASC' },
+      order: { [sort]: order, id: 'ASC' },
       skip: start,
       take: limit,
     });

@@ -15,6 +15,8 @@ import { RecipientListLogins1795551249504 } from './1795551249504-RecipientListL
 import { SignatureEvidence1795558504401 } from './1795558504401-SignatureEvidence';
 import { PkiRegistry1795558851653 } from './1795558851653-PkiRegistry';
 import { EvidenceIndexes1795561614529 } from './1795561614529-EvidenceIndexes';
+import { OneOtpService1795564359701 } from './1795564359701-OneOtpService';
+import { ApiKeysOrgKindIndex1795564441024 } from './1795564441024-ApiKeysOrgKindIndex';
 
 export const SQLITE_MIGRATIONS = [
   Init1795318066055,
@@ -33,4 +35,6 @@ export const SQLITE_MIGRATIONS = [
   SignatureEvidence1795558504401,
   PkiRegistry1795558851653,
   EvidenceIndexes1795561614529,
+  OneOtpService1795564359701,
+  ApiKeysOrgKindIndex1795564441024,
 ];

@@ -21,7 +21,7 @@ import {
   type TextField,
 } from '@libpdf/core';
 import { AppError } from '../../../common/app-error';
-import type { PageGeometry } from '../../requests/request.entity';
+import type { PageGeometry } from './geometry';
 import { countSignatures, loadPdf, lookup } from './load';
 import { damaged, signedCannotChange, validation } from './messages';
 import { pageIndex } from './pageRuns';

@@ -1,3 +1,4 @@
+export type { PageGeometry, PlacedBox } from './geometry';
 export { inspectPdf, type InspectedPdf, type InspectPdfInput } from './inspect';
 export { fromRuns, geometryOf, toRuns, type PageView } from './pageRuns';
 export {

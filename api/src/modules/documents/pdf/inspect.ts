@@ -9,7 +9,7 @@ import {
 } from '@esign/pdf-syntax';
 import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfObject } from '@libpdf/core';
 import { AppError } from '../../../common/app-error';
-import type { PageGeometry } from '../../requests/request.entity';
+import type { PageGeometry } from './geometry';
 import { appendBlocker } from './incremental';
 import { countSignatures, loadPdf, lookup } from './load';
 import { damaged, encrypted, fileNameDots, invalidFormat, signedAndDamaged, tooLarge } from './messages';
@@ -124,9 +124,10 @@ const MAX_PAGE_TREE_NODES = 200_000;
 
 /**
  * The page tree must be a tree: a page or Pages node reached twice (a Kids array listing the same page thousands of
- * times, a node among its own Kids) or a page among its own /Parent ancestors is refused as damaged, as pdf-lib once needed (it walked the tree recursively and
- * page by page: a loop overflowed its stack, a million-entry tree of one repeated page took it 42 s). @libpdf/core
- * skips a node it has seen; what the pages are must not depend on such a choice.
+ * times, a node among its own Kids) or a page among its own /Parent ancestors is refused as damaged, as pdf-lib once
+ * needed (it walked the tree recursively and page by page: a loop overflowed its stack, a million-entry tree of one
+ * repeated page took it 42 s). @libpdf/core skips a node it has seen; what the pages are must not depend on such a
+ * choice.
  */
 function checkPageTree(doc: PDF): void {
   const seen = new Set<PdfObject>();

@@ -1,6 +1,6 @@
 import { Messages } from '@esign/contract';
 import { AppError } from '../../../common/app-error';
-import type { PageGeometry } from '../../requests/request.entity';
+import type { PageGeometry } from './geometry';
 import { fromRuns, geometryOf, toRuns } from './pageRuns';
 
 function thrown(run: () => unknown): AppError {

@@ -1,5 +1,5 @@
 import { Messages } from '@esign/contract';
-import type { PageGeometry } from '../../requests/request.entity';
+import type { PageGeometry } from './geometry';
 import { validation } from './messages';
 
 /** More pages than any PDF under the upload limit can have; bounds what a runs text may expand to. */

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { DEFAULT_RECTANGLE, Messages } from '@esign/contract';
+import { decodePng, type DecodedPng } from '@esign/test-support';
 import { PDF, PdfArray, PdfNumber, rgb } from '@libpdf/core';
 import { readFixture } from '../../../../test/support/fixtures';
 import { AppError } from '../../../common/app-error';
@@ -220,56 +220,7 @@ describe('placeBoxes', () => {
 
 // ---- Independent proof: draw the placed box into the page and let poppler show where it is. ----
 
-interface Image {
-  width: number;
-  height: number;
-  channels: number;
-  pixels: Buffer;
-}
-
-/** A minimal PNG reader for pdftoppm's output (8 bits per sample, not interlaced). */
-function decodePng(png: Buffer): Image {
-  if (!png.subarray(0, 8).equals(Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]))) throw new Error('not a PNG');
-  let width = 0;
-  let height = 0;
-  let channels = 0;
-  const idat: Buffer[] = [];
-  for (let pos = 8; pos < png.length;) {
-    const length = png.readUInt32BE(pos);
-    const type = png.toString('latin1', pos + 4, pos + 8);
-    const data = png.subarray(pos + 8, pos + 8 + length);
-    if (type === 'IHDR') {
-      width = data.readUInt32BE(0);
-      height = data.readUInt32BE(4);
-      channels = ({ 0: 1, 2: 3, 4: 2, 6: 4 } as Record<number, number>)[data[9]] ?? 0;
-      if (data[8] !== 8 || data[12] !== 0 || channels === 0) throw new Error('unsupported PNG');
-    } else if (type === 'IDAT') idat.push(data);
-    else if (type === 'IEND') break;
-    pos += 12 + length;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  const pixels = Buffer.alloc(height * stride);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)];
-    for (let x = 0; x < stride; x++) {
-      const value = raw[y * (stride + 1) + 1 + x];
-      const a = x >= channels ? pixels[y * stride + x - channels] : 0;
-      const b = y > 0 ? pixels[(y - 1) * stride + x] : 0;
-      const c = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels] : 0;
-      const p = a + b - c;
-      const paeth =
-        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
-          ? a
-          : Math.abs(p - b) <= Math.abs(p - c)
-            ? b
-            : c;
-      const predicted = [0, a, b, (a + b) >> 1, paeth][filter];
-      pixels[y * stride + x] = (value + predicted) & 0xff;
-    }
-  }
-  return { width, height, channels, pixels };
-}
+type Image = DecodedPng;
 
 /**
  * Page 1 rendered by poppler at 20 dpi, as viewers show it: the crop box (-cropbox; pdftoppm's default is the media

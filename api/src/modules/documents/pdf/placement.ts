@@ -1,6 +1,5 @@
 import { Limits, Messages } from '@esign/contract';
-import type { PlacedBox } from '../../requests/party.entity';
-import type { PageGeometry } from '../../requests/request.entity';
+import type { PageGeometry, PlacedBox } from './geometry';
 import { validation } from './messages';
 import { pageIndex, toRuns, type PageView } from './pageRuns';
 

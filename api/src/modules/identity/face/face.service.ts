@@ -17,6 +17,7 @@ import type { InferenceSession } from 'onnxruntime-node';
 import { AppError } from '../../../common/app-error';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { decodeImage } from './image';
+import { readManifest, readVerifiedModel } from './models';
 import { decodeVideoFrames, VideoDecodeError } from './video';
 
 export const FaceMessages = {
@@ -53,7 +54,10 @@ export class FaceService implements OnApplicationBootstrap, OnModuleDestroy {
       (f) => !existsSync(join(this.config.faceModelsDir, f)),
     );
     if (missing.length)
-      this.log.warn(`Face models missing in ${this.config.faceModelsDir} (${missing.join(', ')}): run npm run build`);
+      this.log.warn(
+        `Face models missing in ${this.config.faceModelsDir} (${missing.join(', ')}): ` +
+          'they are committed files (git checkout api/models/face)',
+      );
     const probe = spawn(this.config.ffmpegPath, ['-version'], { stdio: 'ignore' });
     probe.on('error', () =>
       this.log.warn(
@@ -117,12 +121,21 @@ export class FaceService implements OnApplicationBootstrap, OnModuleDestroy {
       const dir = this.config.faceModelsDir;
       const files = { detector: join(dir, FaceModels.detector.file), mesh: join(dir, FaceModels.mesh.file) };
       const missing = Object.values(files).filter((f) => !existsSync(f));
-      if (missing.length) throw new Error(`face models missing: ${missing.join(', ')} (npm run build makes them)`);
+      if (missing.length) throw new Error(`face models missing: ${missing.join(', ')} (committed in api/models/face)`);
+      // Only the bytes manifest.json names are run (a few milliseconds of hashing, once per process).
+      const manifest = await readManifest(dir);
+      const [detectorBytes, meshBytes] = await Promise.all([
+        readVerifiedModel(dir, FaceModels.detector.file, manifest),
+        readVerifiedModel(dir, FaceModels.mesh.file, manifest),
+      ]);
       const ort = await import('onnxruntime-node');
       const options: InferenceSession.SessionOptions = { logSeverityLevel: 3, intraOpNumThreads: 1 };
+      // A plain Uint8Array of this realm: onnxruntime-common checks `instanceof Uint8Array`, which a Buffer made in
+      // another realm (a Jest test's) would fail.
+      const view = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
       const [detector, mesh] = await Promise.all([
-        ort.InferenceSession.create(files.detector, options),
-        ort.InferenceSession.create(files.mesh, options),
+        ort.InferenceSession.create(view(detectorBytes), options),
+        ort.InferenceSession.create(view(meshBytes), options),
       ]);
       return { detector, mesh };
     })();

@@ -109,6 +109,27 @@ describe('face detection and landmarks on the fixture photos, in both runtimes',
     }
   });
 
+  it('places FaceMesh’s landmarks on the astronaut’s face: eyes, nose tip and chin where they are', async () => {
+    const image = photo('astronaut.png');
+    const [face] = await detectFaces(image, node.run);
+    const mesh = await faceMesh(image, face, node.run);
+    const point = (k: number) => ({ x: mesh[3 * k], y: mesh[3 * k + 1] });
+    const [rightEye, leftEye, noseTip, chin] = [33, 263, 1, 152].map(point); // outer eye corners, nose tip, chin
+    // In the 512×512 photo her eyes are near (195, 105) and (255, 105).
+    for (const eye of [rightEye, leftEye]) {
+      expect(eye.x).toBeGreaterThan(170);
+      expect(eye.x).toBeLessThan(280);
+      expect(eye.y).toBeGreaterThan(80);
+      expect(eye.y).toBeLessThan(130);
+    }
+    expect(leftEye.x - rightEye.x).toBeGreaterThan(30);
+    expect(Math.abs(leftEye.y - rightEye.y)).toBeLessThan(15);
+    expect(noseTip.x).toBeGreaterThan(rightEye.x);
+    expect(noseTip.x).toBeLessThan(leftEye.x);
+    expect(noseTip.y).toBeGreaterThan(rightEye.y);
+    expect(chin.y).toBeGreaterThan(noseTip.y);
+  });
+
   it('reads a frame: one face with its EAR, or no EAR without exactly one face', async () => {
     const astronaut = await readFrame(photo('astronaut.png'), node.run);
     expect(astronaut.faces).toBe(1);

@@ -1,6 +1,6 @@
-import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { formatDateTime, type SignatureLevel } from '@esign/contract';
 import { ops, PdfString, type EmbeddedFont, type PDF, type PDFImage, type PDFPage } from '@libpdf/core';
+import { PNG } from 'pngjs';
 import { dejaVuFont } from './fonts';
 
 export interface CertificateParty {
@@ -679,125 +679,44 @@ function formatScore(value: number): string {
 }
 
 /**
- * A PNG selfie scaled down so its longer side is at most `maxSide` pixels (flattened onto white), as a new PNG.
- * @libpdf/core embeds images at full size (a 640x480 PNG photo adds about 600 kB for a 64 pt thumbnail) and decodes
- * large PNGs slowly. What this reader does not handle (other bit depths, interlacing, JPEG) is returned unchanged:
- * JPEGs are embedded as they are, without re-encoding, and are small anyway.
+ * A PNG selfie scaled down so its longer side is at most `maxSide` pixels (box-averaged, flattened onto white), as a
+ * new RGB PNG. @libpdf/core embeds images at full size (a 640x480 PNG photo adds about 600 kB for a 64 pt thumbnail)
+ * and decodes large PNGs slowly. pngjs reads every PNG flavour; what it cannot read (a JPEG, a damaged file) is
+ * returned unchanged: JPEGs are embedded as they are, without re-encoding, and are small anyway.
  */
 export function shrinkPng(bytes: Uint8Array, maxSide: number): Uint8Array {
+  let source: PNG;
   try {
-    return shrink(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxSide) ?? bytes;
+    source = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   } catch {
     return bytes;
   }
-}
-
-const PNG_SIGNATURE = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
-const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
-
-function shrink(png: Buffer, maxSide: number): Buffer | undefined {
-  if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
-  let header: Buffer | undefined;
-  let palette: Buffer | undefined;
-  const data: Buffer[] = [];
-  for (let offset = 8; offset + 12 <= png.length;) {
-    const length = png.readUInt32BE(offset);
-    const type = png.toString('latin1', offset + 4, offset + 8);
-    const body = png.subarray(offset + 8, offset + 8 + length);
-    if (type === 'IHDR') header = body;
-    else if (type === 'PLTE') palette = body;
-    else if (type === 'IDAT') data.push(body);
-    else if (type === 'IEND') break;
-    offset += length + 12;
-  }
-  if (!header || header.length < 13) return undefined;
-  const width = header.readUInt32BE(0);
-  const height = header.readUInt32BE(4);
-  const [bitDepth, colourType, , , interlace] = header.subarray(8, 13);
-  const channels = CHANNELS[colourType];
-  if (bitDepth !== 8 || interlace !== 0 || !channels || (colourType === 3 && !palette)) return undefined;
-  if (Math.max(width, height) <= maxSide) return undefined;
-
-  const size = height * (width * channels + 1);
-  const raw = inflateSync(Buffer.concat(data), { maxOutputLength: size });
-  if (raw.length < size) return undefined;
-  const pixels = unfilter(raw, width, height, channels);
-  // A PLTE chunk in a truecolour image is only a suggestion for displays.
-  const colours = colourType === 3 ? palette : undefined;
-
-  const grey = colourType === 0 || colourType === 4;
-  const outChannels = grey ? 1 : 3;
+  const { width, height, data: pixels } = source;
+  if (Math.max(width, height) <= maxSide) return bytes;
   const scale = maxSide / Math.max(width, height);
-  const outWidth = Math.max(1, Math.round(width * scale));
-  const outHeight = Math.max(1, Math.round(height * scale));
-  const outStride = outWidth * outChannels + 1;
-  const out = Buffer.alloc(outHeight * outStride);
+  const out = new PNG({
+    width: Math.max(1, Math.round(width * scale)),
+    height: Math.max(1, Math.round(height * scale)),
+  });
   const sum = [0, 0, 0];
-  for (let ty = 0; ty < outHeight; ty++) {
-    const y0 = Math.floor((ty * height) / outHeight);
-    const y1 = Math.max(y0 + 1, Math.floor(((ty + 1) * height) / outHeight));
-    for (let tx = 0; tx < outWidth; tx++) {
-      const x0 = Math.floor((tx * width) / outWidth);
-      const x1 = Math.max(x0 + 1, Math.floor(((tx + 1) * width) / outWidth));
+  for (let ty = 0; ty < out.height; ty++) {
+    const y0 = Math.floor((ty * height) / out.height);
+    const y1 = Math.max(y0 + 1, Math.floor(((ty + 1) * height) / out.height));
+    for (let tx = 0; tx < out.width; tx++) {
+      const x0 = Math.floor((tx * width) / out.width);
+      const x1 = Math.max(x0 + 1, Math.floor(((tx + 1) * width) / out.width));
       sum.fill(0);
-      for (let y = y0; y < y1; y++) {
+      for (let y = y0; y < y1; y++)
         for (let x = x0; x < x1; x++) {
-          const at = (y * width + x) * channels;
-          const alpha = colourType === 4 ? pixels[at + 1] : colourType === 6 ? pixels[at + 3] : 255;
-          for (let c = 0; c < outChannels; c++) {
-            const value = colours ? colours[pixels[at] * 3 + c] : pixels[at + c];
-            sum[c] += (value * alpha + 255 * (255 - alpha)) / 255;
-          }
+          const at = (y * width + x) * 4;
+          const alpha = pixels[at + 3];
+          for (let c = 0; c < 3; c++) sum[c] += (pixels[at + c] * alpha + 255 * (255 - alpha)) / 255;
         }
-      }
       const count = (y1 - y0) * (x1 - x0);
-      for (let c = 0; c < outChannels; c++) out[ty * outStride + 1 + tx * outChannels + c] = Math.round(sum[c] / count);
+      const to = (ty * out.width + tx) * 4;
+      for (let c = 0; c < 3; c++) out.data[to + c] = Math.round(sum[c] / count);
+      out.data[to + 3] = 255;
     }
   }
-
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(outWidth, 0);
-  ihdr.writeUInt32BE(outHeight, 4);
-  ihdr[8] = 8;
-  ihdr[9] = grey ? 0 : 2;
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(out)), chunk('IEND')]);
-}
-
-/** Reverses the PNG scanline filters (None, Sub, Up, Average, Paeth). */
-function unfilter(raw: Buffer, width: number, height: number, bpp: number): Uint8Array {
-  const stride = width * bpp;
-  const pixels = new Uint8Array(height * stride);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)];
-    const source = y * (stride + 1) + 1;
-    const row = y * stride;
-    for (let i = 0; i < stride; i++) {
-      const a = i >= bpp ? pixels[row + i - bpp] : 0;
-      const b = y > 0 ? pixels[row - stride + i] : 0;
-      const c = i >= bpp && y > 0 ? pixels[row - stride + i - bpp] : 0;
-      let predictor = 0;
-      if (filter === 1) predictor = a;
-      else if (filter === 2) predictor = b;
-      else if (filter === 3) predictor = (a + b) >> 1;
-      else if (filter === 4) {
-        // Paeth; no Math.abs: under Jest, calling it in this loop makes decoding some thirty times slower.
-        const p = a + b - c;
-        const pa = p > a ? p - a : a - p;
-        const pb = p > b ? p - b : b - p;
-        const pc = p > c ? p - c : c - p;
-        predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      }
-      pixels[row + i] = (raw[source + i] + predictor) & 0xff;
-    }
-  }
-  return pixels;
-}
-
-function chunk(type: string, body: Buffer = Buffer.alloc(0)): Buffer {
-  const typed = Buffer.concat([Buffer.from(type, 'latin1'), body]);
-  const frame = Buffer.alloc(8 + body.length + 4);
-  frame.writeUInt32BE(body.length, 0);
-  typed.copy(frame, 4);
-  frame.writeUInt32BE(crc32(typed) >>> 0, 8 + body.length);
-  return frame;
+  return PNG.sync.write(out, { colorType: 2 });
 }

@@ -1,6 +1,6 @@
 import type { SignatureLevel } from '@esign/contract';
 import type { Signer } from '@libpdf/core';
-import type { PlacedBox } from '../../requests/party.entity';
+import type { PlacedBox } from '../../documents/pdf/geometry';
 import type { RevocationGap } from '../evidence/revocation';
 import type { TimestampToken } from '../evidence/timestamps';
 import type { CmsParts } from './cms';

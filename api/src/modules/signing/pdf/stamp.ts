@@ -12,8 +12,8 @@ import {
   type PDFImage,
   type PDFPage,
 } from '@libpdf/core';
+import type { PlacedBox } from '../../documents/pdf/geometry';
 import { fromRuns } from '../../documents/pdf/pageRuns';
-import type { PlacedBox } from '../../requests/party.entity';
 import { DocumentNotSignableError, type StampInput, type WidgetPlace } from './engine';
 import { dejaVuFont } from './fonts';
 

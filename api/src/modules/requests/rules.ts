@@ -10,9 +10,10 @@ import {
 } from '@esign/contract';
 
 /**
- * The rules of the recipient side as pure functions: party state transitions, the methods a party may use, when a
- * party may sign, and the status the signer app shows. The services call these inside their transactions, on rows
- * they have just read, so the server (not the page) decides.
+ * The rules of a request as pure functions: party state transitions, the methods a party may use, when a party may
+ * sign, and the status the signer app shows. The services call these inside their transactions, on rows they have
+ * just read, so the server (not the page) decides. They are the request's rules, so they live in requests: recipients
+ * (and signing, which completes parties) read them from here without a backward import.
  */
 
 export type PartyEvent = 'invite' | 'open' | 'accept' | 'reject' | 'fail' | 'retry' | 'complete' | 'expire' | 'cancel';

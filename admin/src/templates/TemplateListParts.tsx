@@ -1,0 +1,33 @@
+import { Messages } from '@esign/contract';
+import { Box, TablePagination } from '@mui/material';
+import { FilterLiveForm, SearchInput, useListContext } from 'react-admin';
+
+/**
+ * The template tables' search box, as the dashboard's: the name contains the text (the server searches, 500 ms after
+ * the last key). For tests: the textbox with the placeholder Messages.searchPlaceholder.
+ */
+export const TemplateSearch = () => (
+  <Box sx={{ mb: 1 }}>
+    <FilterLiveForm>
+      <SearchInput source="q" placeholder={Messages.searchPlaceholder} />
+    </FilterLiveForm>
+  </Box>
+);
+
+/** The template tables' pages (react-admin's page is 1-based, the table's 0-based); nothing while there are no rows. */
+export const TemplatePagination = ({ rowsPerPageOptions }: { rowsPerPageOptions: readonly number[] }) => {
+  const { total, page, perPage, setPage, setPerPage, isPending } = useListContext();
+  if (isPending || !total) return null;
+  const last = Math.max(0, Math.ceil(total / perPage) - 1);
+  return (
+    <TablePagination
+      component="div"
+      count={total}
+      page={Math.min(page - 1, last)}
+      rowsPerPage={perPage}
+      rowsPerPageOptions={[...rowsPerPageOptions]}
+      onPageChange={(_, next) => setPage(next + 1)}
+      onRowsPerPageChange={(event) => setPerPage(Number(event.target.value))}
+    />
+  );
+};
