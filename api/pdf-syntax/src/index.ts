@@ -19,7 +19,6 @@ export {
   PdfString,
   sameValue,
   startsWithAt,
-  stringOf,
   SyntaxProblem,
   textOf,
   valueAt,
@@ -49,7 +48,6 @@ export {
 } from './xref';
 export {
   endsInsideObject,
-  entryOf,
   firstUnparsableObject,
   indexInObjectStream,
   objectByEntries,

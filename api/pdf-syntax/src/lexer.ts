@@ -290,9 +290,6 @@ export const numberOf = (value: PdfValue | undefined): number | undefined =>
 
 export const isDict = (value: PdfValue | undefined): value is PdfDict => value instanceof Map;
 
-export const stringOf = (value: PdfValue | undefined): string | undefined =>
-  value instanceof PdfString ? textOf(value) : undefined;
-
 /** A value that may be one item or an array of them, as a list (/Filter, /DecodeParms). */
 export const listOf = (value: PdfValue | undefined): PdfValue[] =>
   value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];

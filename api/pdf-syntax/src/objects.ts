@@ -241,12 +241,6 @@ export class PdfObjects {
     return at === undefined ? undefined : this.memberOf(this.memberStream[at], this.memberIndex[at]);
   }
 
-  /** Every compressed number (each in the newest object stream holding it). */
-  compressedNumbers(): number[] {
-    this.objectStreams();
-    return [...this.compressedAt.keys()];
-  }
-
   /**
    * The compressed objects whose text matches `pattern` (a global search over each object stream's text, so nothing is
    * cut up first), each once; only the newest definition of a number counts.
@@ -542,9 +536,4 @@ export function endsInsideObject(buf: Buffer): boolean {
     }
   }
   return false;
-}
-
-/** The value of a dictionary entry with references followed. */
-export function entryOf(objects: PdfObjects, dict: PdfDict | undefined, key: string): PdfValue | undefined {
-  return dict ? objects.resolve(dict.get(key)) : undefined;
 }
