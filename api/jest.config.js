@@ -43,6 +43,7 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper: {
     '^@esign/contract$': join(__dirname, 'contract/src/index.ts'),
+    '^@esign/pdf-syntax$': join(__dirname, 'pdf-syntax/src/index.ts'),
     '^@esign/verifier$': join(__dirname, 'verifier/src/index.ts'),
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -3,8 +3,9 @@
 #  1. Debian packages (installed when run as root, else named)   2. build everything   3. lint
 #  4. API suite on SQLite   5. the same suite on a real MariaDB   6. the security suite (npm run test:security)
 #  7. scale-out: MariaDB, Redis, an S3 server, two API nodes, a worker and nginx on loopback   8. reliability: the
-#  built server SIGKILLed 50 times while signing, and 200 signers at once on SQLite   9. the verifier's suite (OpenSSL's
-#  TSA and OCSP responder)   10. the CLI's suite (a SoftHSMv2 token for the DSC signer)   11. Playwright journeys in Chromium
+#  built server SIGKILLed 50 times while signing, and 200 signers at once on SQLite   9. the PDF syntax reader's suite,
+#  then the verifier's (OpenSSL's TSA and OCSP responder)   10. the CLI's suite (a SoftHSMv2 token for the DSC signer)
+#  11. Playwright journeys in Chromium
 # Ends with one line "tests: N passed, N failed" over every runner.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,9 @@ step "Scale-out (MariaDB, Redis, s3rver, two API nodes and the BullMQ worker beh
 
 step "Reliability (the built server on SQLite SIGKILLed at 50 random points of signing and restarted; 200 signers at once)"
 (cd api && npx jest -c jest.reliability.config.js --json --outputFile="$results/api-reliability.json") || status=1
+
+step "PDF syntax reader (cross-reference data, object streams, the rebuild of a damaged file; no pdf-lib in the lockfile)"
+(cd api/pdf-syntax && npx jest --json --outputFile="$results/pdf-syntax.json") || status=1
 
 step "Verifier suite (PAdES levels, timestamps, revocation data and --at against OpenSSL's TSA and OCSP responder)"
 (cd api/verifier && npx jest --json --outputFile="$results/verifier.json") || status=1

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * The comparison behind the signing engine's choice (ARCHITECTURE.md, "Signing engine"): for every fixture the upload
- * accepts, stamp a PNG on every page and save incrementally, twice, with @libpdf/core and with @cantoo/pdf-lib (the
- * maintained pdf-lib fork that can save incrementally). @libpdf/core then signs each update (PAdES B-B); pdf-lib has no
- * signer of its own, so its column shows what the stamping half costs and whether the incremental save keeps the file
- * clean. Reports per fixture: time, qpdf's verdict (new warnings against the original) and, for files that carry
- * signatures already, whether those still validate.
+ * The signing engine on every fixture (ARCHITECTURE.md, "Signing engine"): stamp a PNG on every page and sign
+ * (PAdES B-B) as an incremental update, twice, with @libpdf/core. Reports per fixture: time, qpdf's verdict (new
+ * warnings against the original) and, for files that carry signatures already, whether those still validate.
+ *
+ * This script once compared @libpdf/core with @cantoo/pdf-lib (the maintained pdf-lib fork), which is how the engine
+ * was chosen; pdf-lib has since been removed from the product (one PDF library), and with it that column. The figures
+ * it recorded are kept in ARCHITECTURE.md as history.
  *
  *   node tests/bench/engine-compare.mjs            (needs poppler-utils and qpdf)
  */
@@ -22,7 +23,6 @@ const repoRoot = path.resolve(here, '..', '..');
 const require = createRequire(path.join(repoRoot, 'api', 'package.json'));
 const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
 const { PDF, CryptoKeySigner } = await import(require.resolve('@libpdf/core'));
-const cantoo = require('@cantoo/pdf-lib');
 
 const FIXTURES = [
   'normal.pdf',
@@ -108,29 +108,6 @@ for (const name of FIXTURES) {
     row.libpdf = { error: String(e.message ?? e).slice(0, 80) };
   }
 
-  // @cantoo/pdf-lib: stamp + incremental save, twice (no signer of its own).
-  try {
-    let bytes = original;
-    const t0 = performance.now();
-    for (let i = 0; i < 2; i++) {
-      const doc = await cantoo.PDFDocument.load(bytes, { forIncrementalUpdate: true, updateMetadata: false });
-      const image = await doc.embedPng(png);
-      for (const page of doc.getPages()) page.drawImage(image, { x: 20 + 60 * i, y: 20, width: 50, height: 30 });
-      // commit() answers the whole file: the original bytes followed by the new update.
-      bytes = Buffer.from(await doc.commit({ useObjectStreams: false }));
-    }
-    row.pdflibMs = Math.round(performance.now() - t0);
-    const out = path.join(tmp, `pdflib-${name}`);
-    writeFileSync(out, bytes);
-    const q = qpdfWarnings(out);
-    row.pdflib = {
-      qpdfErrors: q.code === 2,
-      newWarnings: q.warnings.filter((w) => !before.warnings.includes(w)).length,
-      earlierValid: existing ? earlierValid(out, existing) : null,
-    };
-  } catch (e) {
-    row.pdflib = { error: String(e.message ?? e).slice(0, 80) };
-  }
   rows.push(row);
 }
 rmSync(tmp, { recursive: true, force: true });
@@ -146,7 +123,6 @@ const cell = (r) =>
       ]
         .filter(Boolean)
         .join(', ') || 'clean';
-console.log('| fixture | @libpdf/core stamp+sign x2 | ms | @cantoo/pdf-lib stamp x2 | ms |');
-console.log('|---|---|---|---|---|');
-for (const r of rows)
-  console.log(`| ${r.name} | ${cell(r.libpdf)} | ${r.libpdfMs ?? '-'} | ${cell(r.pdflib)} | ${r.pdflibMs ?? '-'} |`);
+console.log('| fixture | @libpdf/core stamp+sign x2 | ms |');
+console.log('|---|---|---|');
+for (const r of rows) console.log(`| ${r.name} | ${cell(r.libpdf)} | ${r.libpdfMs ?? '-'} |`);

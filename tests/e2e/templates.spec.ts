@@ -270,7 +270,7 @@ test.describe('templates', () => {
     closeTo(h, 50 / SCALE, 1.5);
     expect(annotations[annotations.length - 1].formFieldName).toBe('Signature 1');
 
-    // The browser's reading of the form (pdf.js) is the server's own (pdf-lib) for every field it kept.
+    // The browser's reading of the form (pdf.js) is the server's own (@libpdf/core) for every field it kept.
     const serverRead = await page.request.post('/api/templates', {
       headers,
       multipart: {

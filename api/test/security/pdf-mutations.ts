@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants as zlibConstants, deflateRawSync, deflateSync } from 'node:zlib';
-import { PDFDocument, PDFName, PDFString, StandardFonts } from 'pdf-lib';
+import { PDF, PdfArray, PdfDict, PdfName, PdfString } from '@libpdf/core';
 import { readFixture } from '../support/fixtures';
 
 /**
@@ -440,7 +440,10 @@ function loops(): Mutation[] {
   ];
 }
 
-/** pdf-lib dates attachments now unless told: a fixed date keeps the bytes the same on every run. */
+/**
+ * @libpdf/core dates a new document and its attachments now, and gives a file without one a random /ID, unless told: a
+ * fixed date and identifier keep the bytes the same on every run.
+ */
 const FIXED_DATE = new Date('2026-01-01T00:00:00Z');
 
 async function activeContent(): Promise<Mutation[]> {
@@ -468,33 +471,39 @@ async function activeContent(): Promise<Mutation[]> {
       ),
     },
   ];
-  // Built with pdf-lib: a real document with an attachment, and with JavaScript in its catalog.
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  const page = doc.addPage([612, 792]);
-  page.drawText('attachment inside', { x: 72, y: 700, font: await doc.embedFont(StandardFonts.Helvetica) });
-  await doc.attach(Buffer.from('MZ\x90\x00 not really an executable'), 'payload.exe', {
+  // Built with @libpdf/core: a real document with an attachment, and with JavaScript in its catalog.
+  const doc = PDF.create();
+  doc.setCreationDate(FIXED_DATE);
+  doc.setModificationDate(FIXED_DATE);
+  const id = PdfString.fromBytes(Buffer.alloc(16, 0x2a));
+  doc.context.info.trailer.set('ID', new PdfArray([id, id]));
+  doc.addPage({ width: 612, height: 792 }).drawText('attachment inside', { x: 72, y: 700, font: 'Helvetica' });
+  doc.addAttachment('payload.exe', Buffer.from('MZ\x90\x00 not really an executable'), {
     mimeType: 'application/octet-stream',
-    creationDate: FIXED_DATE,
-    modificationDate: FIXED_DATE,
+    createdAt: FIXED_DATE,
+    modifiedAt: FIXED_DATE,
   });
-  await doc.attach(bytesOf('<html><script>alert(1)</script></html>'), 'page.html', {
+  doc.addAttachment('page.html', bytesOf('<html><script>alert(1)</script></html>'), {
     mimeType: 'text/html',
-    creationDate: FIXED_DATE,
-    modificationDate: FIXED_DATE,
+    createdAt: FIXED_DATE,
+    modifiedAt: FIXED_DATE,
   });
   out.push({
     kind: 'embedded files',
-    name: '/EmbeddedFiles with an .exe and an .html (pdf-lib)',
-    bytes: Buffer.from(await doc.save()),
+    name: '/EmbeddedFiles with an .exe and an .html (@libpdf/core)',
+    bytes: Buffer.from(await doc.save({ useXRefStream: true })),
   });
-  doc.catalog.set(
-    PDFName.of('OpenAction'),
-    doc.context.obj({ S: 'JavaScript', JS: PDFString.of('this.exportDataObject({cName:"payload.exe",nLaunch:2})') }),
+  doc.getCatalog().set(
+    'OpenAction',
+    new PdfDict([
+      ['S', PdfName.of('JavaScript')],
+      ['JS', PdfString.fromString('this.exportDataObject({cName:"payload.exe",nLaunch:2})')],
+    ]),
   );
   out.push({
     kind: 'javascript',
-    name: 'embedded file launched by /OpenAction JS (pdf-lib)',
-    bytes: Buffer.from(await doc.save({ useObjectStreams: false })),
+    name: 'embedded file launched by /OpenAction JS (@libpdf/core)',
+    bytes: Buffer.from(await doc.save()),
   });
   out.push({
     kind: 'embedded files',

@@ -22,9 +22,9 @@ import { mutatedPdfs, prng, type Mutation } from './pdf-mutations';
 /** One upload may take this long (the slowest real one, a 4 MB linearized file, takes about 2 s on 2 cores). */
 const PER_UPLOAD_MS = 15_000;
 /**
- * RSS may grow this much over the whole corpus. The app runs in this process; pdf-lib holds a parsed 4 MB file in
- * about 100 MB while it reads it, V8 keeps freed heap for a while, and Jest's module registry grows as the app loads
- * lazily, so ~100 MB of growth is normal. A Flate bomb decoded in full (1 GiB) or a leak of each parsed document
+ * RSS may grow this much over the whole corpus. The app runs in this process; @libpdf/core holds a parsed 4 MB file
+ * (every object parsed by the strict load) in tens of MB while it reads it, V8 keeps freed heap for a while, and Jest's
+ * module registry grows as the app loads lazily, so ~100 MB of growth is normal. A Flate bomb decoded in full (1 GiB) or a leak of each parsed document
  * (264 × 10–100 MB) would exceed it by far.
  */
 const MAX_RSS_GROWTH = 300 * 1024 * 1024;

@@ -1,4 +1,5 @@
-import { onlyValidationData, type ObjectIndex } from './pdf-objects';
+import type { PdfObjects } from '@esign/pdf-syntax';
+import { onlyValidationData } from './pdf-objects';
 import { revisionEnds, type ByteRange } from './pdf';
 
 export interface CoverageReport {
@@ -23,7 +24,7 @@ export interface CoverageReport {
  */
 export function coverageOf(
   bytes: Buffer,
-  index: ObjectIndex,
+  objects: PdfObjects,
   signed: { label: string; byteRange: ByteRange }[],
 ): CoverageReport {
   const ends = revisionEnds(bytes);
@@ -37,7 +38,7 @@ export function coverageOf(
       ? 'none'
       : /^[\s\0]*$/.test(tailText)
         ? 'whitespace'
-        : isUpdate && onlyValidationData(index, bytes, coveredUpTo)
+        : isUpdate && onlyValidationData(objects, bytes, coveredUpTo)
           ? 'validation data'
           : isUpdate
             ? 'incremental update'

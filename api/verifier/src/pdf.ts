@@ -1,9 +1,10 @@
-import { inflateSync } from 'node:zlib';
+import { PdfObjects, PdfString, textOf, valueAt, type PdfValue } from '@esign/pdf-syntax';
 
 /**
  * Just enough PDF reading for the verifier: the signature dictionaries (those with /ByteRange and /Contents, which a
  * PDF must keep as plain bytes in the file since /ByteRange points at them), their fields' names (the field may sit in
- * a compressed object stream), and where each revision ends (%%EOF). The DSS is read in `pdf-objects.ts`.
+ * a compressed object stream), and where each revision ends (%%EOF). Values, strings and object streams are read with
+ * @esign/pdf-syntax; the DSS is read in `pdf-objects.ts`.
  */
 
 export type ByteRange = [number, number, number, number];
@@ -36,63 +37,12 @@ export function looksLikePdf(bytes: Buffer): boolean {
   return latin1(bytes.subarray(0, 1024)).includes('%PDF-');
 }
 
-/** A PDF literal or hex string's text: escapes, and UTF-16BE when it starts with a BOM. */
-export function decodePdfString(raw: string): string {
-  let bytes: Buffer;
-  if (raw.startsWith('<')) {
-    const hex = raw.slice(1, -1).replace(/\s+/g, '');
-    bytes = Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex');
-  } else {
-    const body = raw.slice(1, -1);
-    const out: number[] = [];
-    for (let i = 0; i < body.length; i++) {
-      const c = body[i];
-      if (c !== '\\') {
-        out.push(c.charCodeAt(0) & 0xff);
-        continue;
-      }
-      const n = body[++i];
-      const simple: Record<string, number> = { n: 10, r: 13, t: 9, b: 8, f: 12, '(': 40, ')': 41, '\\': 92 };
-      if (n === undefined) break;
-      if (n in simple) out.push(simple[n]);
-      else if (/[0-7]/.test(n)) {
-        let oct = n;
-        while (oct.length < 3 && /[0-7]/.test(body[i + 1] ?? '')) oct += body[++i];
-        out.push(parseInt(oct, 8) & 0xff);
-      } else if (n === '\r') {
-        if (body[i + 1] === '\n') i++;
-      } else if (n !== '\n') out.push(n.charCodeAt(0) & 0xff);
-    }
-    bytes = Buffer.from(out);
-  }
-  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
-    const swapped = Buffer.from(bytes.subarray(2));
-    if (swapped.length % 2) return swapped.toString('latin1');
-    swapped.swap16();
-    return swapped.toString('utf16le');
-  }
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
-    return bytes.subarray(3).toString('utf8');
-  return bytes.toString('latin1');
-}
-
-/** The string value of `/Key (…)` or `/Key <…>` in a dictionary's text (balanced parentheses). */
+/** The text of the string value of `/Key (…)` or `/Key <…>` in a dictionary's text; null when there is none. */
 export function stringValue(dict: string, key: string): string | null {
   const at = new RegExp(`/${key}\\s*([(<])`).exec(dict);
   if (!at) return null;
-  const start = at.index + at[0].length - 1;
-  if (at[1] === '<') {
-    const end = dict.indexOf('>', start);
-    return end < 0 ? null : decodePdfString(dict.slice(start, end + 1));
-  }
-  let depth = 0;
-  for (let i = start; i < dict.length; i++) {
-    const c = dict[i];
-    if (c === '\\') i++;
-    else if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return decodePdfString(dict.slice(start, i + 1));
-  }
-  return null;
+  const value = valueAt(Buffer.from(dict, 'latin1'), at.index + at[0].length - 1);
+  return value instanceof PdfString ? textOf(value) : null;
 }
 
 /** D:YYYYMMDDHHmmSS+HH'mm' (every part after the year optional) as a Date. */
@@ -122,40 +72,6 @@ function derLength(bytes: Buffer): number | null {
   return 2 + n + len;
 }
 
-/** Objects of the compressed object streams (/Type /ObjStm, FlateDecode), by object number: the latest wins. */
-export function objectStreamObjects(text: string, bytes: Buffer): Map<number, string> {
-  const objects = new Map<number, string>();
-  const streamRe = /\/Type\s*\/ObjStm\b/g;
-  for (let m = streamRe.exec(text); m; m = streamRe.exec(text)) {
-    const dictStart = text.lastIndexOf('obj', m.index);
-    const streamKw = text.indexOf('stream', m.index);
-    if (dictStart < 0 || streamKw < 0) continue;
-    const dict = text.slice(dictStart, streamKw);
-    if (!/\/FlateDecode/.test(dict) || /\/DecodeParms/.test(dict)) continue;
-    const n = Number(/\/N\s+(\d+)/.exec(dict)?.[1]);
-    const first = Number(/\/First\s+(\d+)/.exec(dict)?.[1]);
-    let dataStart = streamKw + 'stream'.length;
-    if (text[dataStart] === '\r') dataStart++;
-    if (text[dataStart] === '\n') dataStart++;
-    const end = text.indexOf('endstream', dataStart);
-    if (end < 0 || !Number.isFinite(n) || !Number.isFinite(first)) continue;
-    let data: string;
-    try {
-      data = inflateSync(bytes.subarray(dataStart, end), { finishFlush: 2 }).toString('latin1');
-    } catch {
-      continue;
-    }
-    const header = data.slice(0, first).trim().split(/\s+/).map(Number);
-    for (let i = 0; i < n; i++) {
-      const num = header[2 * i];
-      const off = header[2 * i + 1];
-      const next = i + 1 < n ? header[2 * i + 3] : data.length - first;
-      if (Number.isFinite(num) && Number.isFinite(off)) objects.set(num, data.slice(first + off, first + next));
-    }
-  }
-  return objects;
-}
-
 /** Where each revision ends: after each %%EOF and its end-of-line. */
 export function revisionEnds(bytes: Buffer): number[] {
   const text = latin1(bytes);
@@ -170,11 +86,19 @@ export function revisionEnds(bytes: Buffer): number[] {
   return ends;
 }
 
-/** Every signature dictionary holding a /ByteRange, oldest (smallest coverage) first. */
-export function findSignatures(bytes: Buffer): PdfSignature[] {
+/** A field dictionary's partial name (/T). */
+const titleOf = (value: PdfValue | undefined): string | null => {
+  const title = value instanceof Map ? value.get('T') : undefined;
+  return title instanceof PdfString ? textOf(title) : null;
+};
+
+/**
+ * Every signature dictionary holding a /ByteRange, oldest (smallest coverage) first. `objects`: the file's objects
+ * when the caller has them already.
+ */
+export function findSignatures(bytes: Buffer, objects?: PdfObjects): PdfSignature[] {
   const text = latin1(bytes);
   const found = new Map<string, PdfSignature>();
-  let compressed: Map<number, string> | null = null;
   const byteRangeRe = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
   for (let m = byteRangeRe.exec(text); m; m = byteRangeRe.exec(text)) {
     const byteRange = m.slice(1, 5).map(Number) as ByteRange;
@@ -209,16 +133,15 @@ export function findSignatures(bytes: Buffer): PdfSignature[] {
       : text.slice(Math.max(0, objAt), Math.min(stop, Math.max(0, objAt) + 65_536));
     let field: string | null = null;
     if (objectNumber !== null) {
+      // The field whose /V is the dictionary: written plainly (the newest such), else in an object stream.
+      objects ??= new PdfObjects(bytes);
       const refRe = new RegExp(`/V\\s+${objectNumber}\\s+\\d+\\s+R\\b`);
       const direct = [...text.matchAll(new RegExp(refRe.source, 'g'))].at(-1);
-      if (direct?.index !== undefined) {
-        const start = text.lastIndexOf(' obj', direct.index);
-        const end = text.indexOf('endobj', direct.index);
-        field = stringValue(text.slice(Math.max(0, start), end < 0 ? undefined : end), 'T');
-      }
+      const header = direct?.index === undefined ? undefined : objects.headerBefore(direct.index);
+      if (header) field = titleOf(objects.at(header).value);
       if (field === null) {
-        compressed ??= objectStreamObjects(text, bytes);
-        for (const obj of compressed.values()) if (refRe.test(obj)) field = stringValue(obj, 'T') ?? field;
+        for (const member of objects.searchObjectStreams(refRe))
+          field = titleOf(objects.compressedObject(member).value) ?? field;
       }
     }
     // A dictionary written directly under /Perms (/UR3 << … >>): Reader's usage rights, not a signer's signature.

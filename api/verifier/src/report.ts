@@ -1,6 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { certificateFrom } from './asn1';
 import type { SignatureLevel } from '@esign/contract';
+import { PdfObjects } from '@esign/pdf-syntax';
 import { checkChain, commonName, type ChainCheck } from './chain';
 import { checkCms, type CmsCheck } from './cms';
 import { coverageOf, type CoverageReport } from './coverage';
@@ -16,7 +17,7 @@ import {
 } from './levels';
 import { reasonRefId, signatureMethod, type SignatureMethod } from './method';
 import { findSignatures, type ByteRange, type PdfSignature } from './pdf';
-import { ObjectIndex, readDss } from './pdf-objects';
+import { readDss } from './pdf-objects';
 import { parseRevocationData, type RevocationStatus } from './revocation';
 import { checkTimestampToken, type TimestampCheck } from './timestamp';
 
@@ -194,11 +195,11 @@ export function verifyDocument(
   caGiven: boolean,
   options: VerifyOptions = {},
 ): DocumentReport {
-  const all = findSignatures(bytes);
+  const objects = new PdfObjects(bytes);
+  const all = findSignatures(bytes, objects);
   const found = all.filter((s) => s.kind === 'field');
   const ignored = all.filter((s) => s.kind !== 'field').map((s) => ({ field: s.field, kind: s.kind }));
-  const index = new ObjectIndex(bytes);
-  const dss = readDss(index);
+  const dss = readDss(objects);
   const dssCerts = certificatesFrom(dss.certificates);
   const revocation = parseRevocationData(dss.ocsps, dss.crls);
 
@@ -385,7 +386,7 @@ export function verifyDocument(
 
   const coverage = coverageOf(
     bytes,
-    index,
+    objects,
     found.map((s) => {
       const signatureReport = signatures.find((r) => r.field === s.field && r.byteRange === s.byteRange);
       return {

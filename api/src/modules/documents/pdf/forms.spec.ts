@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { Messages, type TemplateAnnotation } from '@esign/contract';
-import { PDFDocument, PDFName } from 'pdf-lib';
+import { PDF, type PdfBool } from '@libpdf/core';
 import { fixturePath, readFixture } from '../../../../test/support/fixtures';
 import { AppError } from '../../../common/app-error';
 import { fillFormFields, readFormFields, signatureBoxesFromAnnotation, validateAnnotation } from './forms';
@@ -208,8 +208,8 @@ describe('fillFormFields', () => {
       Sex: 'FEMALE',
     });
     // Not flattened: the document still has its form, push button and all.
-    const doc = await PDFDocument.load(filled);
-    expect(doc.getForm().getFields()).toHaveLength(29);
+    const doc = await PDF.load(filled);
+    expect(doc.getForm()?.getFields()).toHaveLength(29);
     // The result is a document the upload check accepts as it is.
     const inspected = await inspectPdf({ bytes: filled, filename: 'filled.pdf', mimeType: 'application/pdf' });
     expect(inspected.repaired).toBe(false);
@@ -225,8 +225,9 @@ describe('fillFormFields', () => {
   it('stores text Helvetica cannot draw and asks the viewer to draw it', async () => {
     const filled = await fillFormFields(readFixture('pdfs', 'sample_form.pdf'), { Name_First: 'नमस्ते' });
     expect((await readFormFields(filled)).formFieldValues.Name_First).toBe('नमस्ते');
-    const doc = await PDFDocument.load(filled);
-    expect(doc.getForm().acroForm.dict.get(PDFName.of('NeedAppearances'))?.toString()).toBe('true');
+    const doc = await PDF.load(filled);
+    const needAppearances = doc.getForm()?.acroForm().getDict().get('NeedAppearances') as PdfBool | undefined;
+    expect(needAppearances?.value.toString()).toBe('true');
   });
 
   it('clears a radio group with an empty value', async () => {
@@ -266,8 +267,8 @@ describe('fillFormFields', () => {
     const original = readFixture('pdfs', 'sample_form.pdf');
     expect(original.includes('/UR3')).toBe(true);
     const filled = await fillFormFields(original, { STATE: 'NY' });
-    const doc = await PDFDocument.load(filled);
-    expect(doc.catalog.get(PDFName.of('Perms'))).toBeUndefined();
+    const doc = await PDF.load(filled);
+    expect(doc.getCatalog().get('Perms')).toBeUndefined();
   });
 });
 

@@ -7,24 +7,22 @@ import {
   type TemplateFieldType,
 } from '@esign/contract';
 import {
-  PDFArray,
-  PDFBool,
-  PDFCheckBox,
-  PDFDict,
-  PDFName,
-  PDFRadioGroup,
-  PDFRef,
-  PDFSignature,
-  PDFTextField,
-  StandardFonts,
-  type PDFDocument,
-  type PDFField,
-  type PDFFont,
-  type PDFWidgetAnnotation,
-} from 'pdf-lib';
+  PdfArray,
+  PdfBool,
+  PdfDict,
+  PdfName,
+  PdfNumber,
+  PdfRef,
+  PdfString,
+  type CheckboxField,
+  type FormField,
+  type PDF,
+  type RadioField,
+  type TextField,
+} from '@libpdf/core';
 import { AppError } from '../../../common/app-error';
 import type { PageGeometry } from './geometry';
-import { countSignatures, loadPdf } from './load';
+import { countSignatures, loadPdf, lookup } from './load';
 import { damaged, signedCannotChange, validation } from './messages';
 import { pageIndex } from './pageRuns';
 
@@ -37,11 +35,18 @@ import { pageIndex } from './pageRuns';
 const MAX_ANNOTATIONS = 10_000;
 const MAX_NAME_LENGTH = 1_000;
 
-function kindOf(field: PDFField): TemplateFieldType | undefined {
-  if (field instanceof PDFTextField) return 'text-field';
-  if (field instanceof PDFCheckBox) return 'checkbox-field';
-  if (field instanceof PDFRadioGroup) return 'radiobutton-field';
-  if (field instanceof PDFSignature) return 'signature-field';
+type WidgetAnnotation = ReturnType<FormField['getWidgets']>[number];
+
+// @libpdf/core exports its field classes as types: a field's kind is its `type`.
+const isText = (field: FormField): field is TextField => field.type === 'text';
+const isCheckbox = (field: FormField): field is CheckboxField => field.type === 'checkbox';
+const isRadio = (field: FormField): field is RadioField => field.type === 'radio';
+
+function kindOf(field: FormField): TemplateFieldType | undefined {
+  if (field.type === 'text') return 'text-field';
+  if (field.type === 'checkbox') return 'checkbox-field';
+  if (field.type === 'radio') return 'radiobutton-field';
+  if (field.type === 'signature') return 'signature-field';
   return undefined;
 }
 
@@ -49,11 +54,25 @@ const round = (value: number) => Math.round(value * 1000) / 1000 + 0;
 
 /** Every widget of every field (one entry each, so a radio group gives one per button) and the fields' values. */
 export async function readFormFields(bytes: Uint8Array): Promise<TemplateAnnotation> {
+  return asDamaged(() => readFields(bytes));
+}
+
+/** Whatever a malformed file makes the library throw (it parses objects when they are first used) is a 422. */
+async function asDamaged<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    throw damaged();
+  }
+}
+
+async function readFields(bytes: Uint8Array): Promise<TemplateAnnotation> {
   const doc = await loadPdf(bytes);
   const pageOf = widgetPages(doc);
-  let fields: PDFField[];
+  let fields: FormField[];
   try {
-    fields = doc.getForm().getFields();
+    fields = doc.getForm()?.getFields() ?? [];
   } catch {
     throw damaged();
   }
@@ -64,26 +83,26 @@ export async function readFormFields(bytes: Uint8Array): Promise<TemplateAnnotat
   for (const field of fields) {
     const type = kindOf(field);
     if (!type) continue;
-    const name = field.getName();
-    const widgets = field.acroField.getWidgets();
-    const options = field instanceof PDFRadioGroup ? safely(() => field.getOptions(), []) : [];
+    const name = field.name;
+    const widgets = field.getWidgets();
+    const options = isRadio(field) ? safely(() => radioOptions(doc, field), []) : [];
     widgets.forEach((widget, i) => {
       const page = pageOf(widget);
       if (page === undefined) return; // on no page: nobody sees it
-      const r = widget.getRectangle();
+      const [x1, y1, x2, y2] = rectangleOf(doc, widget.dict);
       const bbox: [number, number, number, number] = [
-        round(Math.min(r.x, r.x + r.width)),
-        round(Math.min(r.y, r.y + r.height)),
-        round(Math.abs(r.width)),
-        round(Math.abs(r.height)),
+        round(Math.min(x1, x2)),
+        round(Math.min(y1, y2)),
+        round(Math.abs(x2 - x1)),
+        round(Math.abs(y2 - y1)),
       ];
       const customData: TemplateFieldAnnotation['customData'] = { type };
       if (type === 'radiobutton-field' && options.length === widgets.length) customData.option = options[i];
       annotations.push({ formFieldName: name, bbox, pageIndex: page, customData });
     });
-    if (field instanceof PDFTextField) values.push([name, safely(() => field.getText() ?? '', '')]);
-    else if (field instanceof PDFCheckBox) values.push([name, safely(() => field.isChecked(), false)]);
-    else if (field instanceof PDFRadioGroup) values.push([name, safely(() => field.getSelected() ?? '', '')]);
+    if (isText(field)) values.push([name, safely(() => field.getValue(), '')]);
+    else if (isCheckbox(field)) values.push([name, safely(() => isChecked(field), false)]);
+    else if (isRadio(field)) values.push([name, safely(() => radioSelected(doc, field) ?? '', '')]);
   }
   return { annotations, formFieldValues: Object.fromEntries(values) };
 }
@@ -96,96 +115,165 @@ function safely<T>(read: () => T, fallback: T): T {
   }
 }
 
+/** A widget's /Rect as four numbers (zeros when it has none). */
+function rectangleOf(doc: PDF, widget: PdfDict): [number, number, number, number] {
+  const rect = lookup(doc, widget.get('Rect'));
+  if (!(rect instanceof PdfArray) || rect.length < 4) return [0, 0, 0, 0];
+  const number = (i: number) => {
+    const item = lookup(doc, rect.at(i));
+    return item instanceof PdfNumber && Number.isFinite(item.value) ? item.value : 0;
+  };
+  return [number(0), number(1), number(2), number(3)];
+}
+
+/** A checkbox is checked when its value is its (first widget's) on state. */
+function isChecked(field: CheckboxField): boolean {
+  const on = field.getWidgets()[0]?.getOnValue();
+  return !!on && field.getValue() === on; // /V (inherited), a name; /Off without one
+}
+
+/** The on state of each of a button's widgets that has one, in order. */
+const onValues = (field: FormField): string[] => field.getWidgets().flatMap((widget) => widget.getOnValue() ?? []);
+
+/** The /Opt export values of a radio group (texts), when it has them. */
+function exportValues(doc: PDF, field: RadioField): string[] | undefined {
+  const opt = lookup(doc, field.acroField().get('Opt'));
+  if (opt instanceof PdfString) return [opt.asString()];
+  if (!(opt instanceof PdfArray)) return undefined;
+  const texts: string[] = [];
+  for (let i = 0; i < opt.length; i++) {
+    const item = lookup(doc, opt.at(i));
+    if (item instanceof PdfString) texts.push(item.asString());
+  }
+  return texts;
+}
+
+/** A radio group's options: its export values, else its buttons' on states. */
+const radioOptions = (doc: PDF, field: RadioField): string[] => exportValues(doc, field) ?? onValues(field);
+
+/** The selected option (its export value when the group has them), or undefined. */
+function radioSelected(doc: PDF, field: RadioField): string | undefined {
+  const value = field.getValue(); // /V (inherited), a name; null when /Off or without one
+  if (value === null) return undefined;
+  const exports = exportValues(doc, field);
+  if (exports) {
+    const index = onValues(field).indexOf(value);
+    if (index >= 0 && index < exports.length) return exports[index];
+  }
+  return value;
+}
+
+/** Sets a button's value (a name) and turns each widget to it (its on state) or /Off. */
+function setButton(field: FormField, value: string): void {
+  field.acroField().set('V', PdfName.of(value));
+  for (const widget of field.getWidgets()) widget.setAppearanceState(widget.getOnValue() === value ? value : 'Off');
+}
+
 /** A widget's 0-based page: the page whose /Annots lists it (what viewers show), else its /P. */
-function widgetPages(doc: PDFDocument): (widget: PDFWidgetAnnotation) => number | undefined {
-  const byAnnotation = new Map<PDFDict, number>();
-  const byPageRef = new Map<PDFRef, number>();
+function widgetPages(doc: PDF): (widget: WidgetAnnotation) => number | undefined {
+  const byAnnotation = new Map<PdfDict, number>();
+  const byPageRef = new Map<PdfRef, number>();
   doc.getPages().forEach((page, i) => {
     byPageRef.set(page.ref, i);
-    const annots = doc.context.lookup(page.node.get(PDFName.of('Annots')));
-    if (!(annots instanceof PDFArray)) return;
-    for (let k = 0; k < annots.size(); k++) {
-      const annot = doc.context.lookup(annots.get(k));
-      if (annot instanceof PDFDict && !byAnnotation.has(annot)) byAnnotation.set(annot, i);
+    const annots = lookup(doc, page.dict.get('Annots'));
+    if (!(annots instanceof PdfArray)) return;
+    for (let k = 0; k < annots.length; k++) {
+      const annot = lookup(doc, annots.at(k));
+      if (annot instanceof PdfDict && !byAnnotation.has(annot)) byAnnotation.set(annot, i);
     }
   });
   return (widget) => {
     const listed = byAnnotation.get(widget.dict);
     if (listed !== undefined) return listed;
-    const p = widget.P();
-    return p instanceof PDFRef ? byPageRef.get(p) : undefined;
+    const p = widget.dict.get('P');
+    return p instanceof PdfRef ? byPageRef.get(p) : undefined;
   };
 }
 
+/** Characters the standard Helvetica can draw (WinAnsiEncoding): Latin-1 and the few punctuation marks beyond it. */
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+const helveticaCanDraw = (text: string): boolean =>
+  [...text].every((c) => {
+    const code = c.codePointAt(0) as number;
+    return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(c);
+  });
+
 /**
  * Fills text, checkbox and radio fields by name and saves the whole document (fields kept, not flattened). Text is
- * drawn into the fields' appearances with Helvetica; text Helvetica cannot draw (e.g. Devanagari) is stored and the
- * viewer is asked to draw it (/NeedAppearances). A signed document is refused: rewriting it breaks its signatures.
+ * drawn into the fields' appearances (with the font their /DA names, Helvetica in practice); text Helvetica cannot
+ * draw (e.g. Devanagari) is stored and the viewer is asked to draw it (/NeedAppearances). A signed document is
+ * refused: rewriting it breaks its signatures.
  */
 export async function fillFormFields(bytes: Uint8Array, values: FormFieldValues): Promise<Buffer> {
+  return asDamaged(() => fillFields(bytes, values));
+}
+
+async function fillFields(bytes: Uint8Array, values: FormFieldValues): Promise<Buffer> {
   if (!isPlainObject(values)) throw validation(Messages.invalidRequest);
   const doc = await loadPdf(bytes);
   if (countSignatures(doc) > 0) throw signedCannotChange();
   const form = doc.getForm();
   const invalid = (name: string, reason: string) => validation(Messages.formFieldValueInvalid, { name, reason });
 
-  let font: PDFFont | undefined;
   let needAppearances = false;
   for (const [name, value] of Object.entries(values)) {
-    const field = form.getFieldMaybe(name);
+    const field = form?.getField(name);
     if (!field) throw validation(Messages.unknownFormField, { name });
-    if (field instanceof PDFTextField) {
+    if (isText(field)) {
       if (typeof value !== 'string') throw invalid(name, 'it is a text field and takes text');
-      const max = field.getMaxLength();
-      if (max !== undefined && value.length > max) throw invalid(name, `it takes at most ${max} characters`);
-      field.setText(value);
-      font ??= await doc.embedFont(StandardFonts.Helvetica);
-      try {
-        field.updateAppearances(font);
-      } catch {
-        // Helvetica cannot draw this text (or the field's layout cannot): let the viewer draw it.
-        for (const widget of field.acroField.getWidgets()) widget.dict.delete(PDFName.of('AP'));
+      const max = lookup(doc, field.acroField().get('MaxLen'));
+      if (max instanceof PdfNumber && value.length > max.value)
+        throw invalid(name, `it takes at most ${max.value} characters`);
+      let drawn = false;
+      if (helveticaCanDraw(value)) {
+        try {
+          field.setValue(value); // and draws its appearance
+          drawn = true;
+        } catch {
+          // The field's layout cannot draw it (or it is marked read-only): stored as it is, below.
+        }
+      }
+      if (!drawn) {
+        // Let the viewer draw it.
+        field.acroField().set('V', PdfString.fromString(value));
+        for (const widget of field.getWidgets()) widget.dict.delete('AP');
         needAppearances = true;
       }
-    } else if (field instanceof PDFCheckBox) {
+    } else if (isCheckbox(field)) {
       if (typeof value !== 'boolean') throw invalid(name, 'it is a checkbox and takes true or false');
-      if (value) field.check();
-      else field.uncheck();
-    } else if (field instanceof PDFRadioGroup) {
+      setButton(field, value ? (field.getWidgets()[0]?.getOnValue() ?? 'Yes') : 'Off');
+    } else if (isRadio(field)) {
       if (typeof value !== 'string') throw invalid(name, 'it is a radio group and takes one of its options');
-      if (value === '') field.clear();
+      if (value === '') setButton(field, 'Off');
       else {
-        const options = field.getOptions();
+        const options = radioOptions(doc, field);
         if (!options.includes(value)) throw invalid(name, `it takes one of ${options.map((o) => `"${o}"`).join(', ')}`);
-        field.select(value);
+        const exports = exportValues(doc, field);
+        setButton(field, (exports && onValues(field)[exports.indexOf(value)]) || value);
       }
     } else {
       throw invalid(name, `it is a ${kindOf(field) ?? 'button or choice field'} and cannot be filled here`);
     }
   }
 
-  if (needAppearances) form.acroForm.dict.set(PDFName.of('NeedAppearances'), PDFBool.True);
+  if (needAppearances) form?.acroForm().getDict().set('NeedAppearances', PdfBool.TRUE);
   dropUsageRights(doc);
-  try {
-    return Buffer.from(
-      await doc.save({ useObjectStreams: false, updateFieldAppearances: false, objectsPerTick: Infinity }),
-    );
-  } catch (e) {
-    if (e instanceof AppError) throw e;
-    throw damaged();
-  }
+  // The whole file written anew (as the signatures to come expect a document that reads as written).
+  doc.getCatalog().set('Type', PdfName.of('Catalog'));
+  return Buffer.from(await doc.save({ useXRefStream: false }));
 }
 
 /**
  * Adobe Reader usage rights (/Perms /UR3) are a signature over the original file; after a rewrite Reader would
  * report them broken, so they are removed (the file reads as an ordinary form).
  */
-function dropUsageRights(doc: PDFDocument): void {
-  const perms = doc.context.lookup(doc.catalog.get(PDFName.of('Perms')));
-  if (!(perms instanceof PDFDict)) return;
-  perms.delete(PDFName.of('UR3'));
-  perms.delete(PDFName.of('UR'));
-  if (perms.keys().length === 0) doc.catalog.delete(PDFName.of('Perms'));
+function dropUsageRights(doc: PDF): void {
+  const catalog = doc.getCatalog();
+  const perms = lookup(doc, catalog.get('Perms'));
+  if (!(perms instanceof PdfDict)) return;
+  perms.delete('UR3');
+  perms.delete('UR');
+  if (perms.size === 0) catalog.delete('Perms');
 }
 
 export interface SignatureFieldBox {

@@ -1,22 +1,20 @@
 import { Limits, pdfFileNameProblem } from '@esign/contract';
 import {
-  PDFArray,
-  PDFDict,
-  PDFName,
-  PDFNull,
-  PDFNumber,
-  PDFPageLeaf,
-  PDFRef,
-  type PDFDocument,
-  type PDFObject,
-} from 'pdf-lib';
+  endsInsideObject,
+  isDict,
+  nameOf,
+  objectByEntries,
+  PdfObjects,
+  rebuildCrossReference,
+} from '@esign/pdf-syntax';
+import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, type PdfObject } from '@libpdf/core';
 import { AppError } from '../../../common/app-error';
 import type { PageGeometry } from './geometry';
 import { appendBlocker } from './incremental';
-import { countSignatures, loadPdf } from './load';
+import { countSignatures, loadPdf, lookup } from './load';
 import { damaged, encrypted, fileNameDots, invalidFormat, signedAndDamaged, tooLarge } from './messages';
 import { toRuns } from './pageRuns';
-import { analyseStructure } from './structure';
+import { analyseStructure, type StructureReport } from './structure';
 
 export interface InspectPdfInput {
   bytes: Buffer;
@@ -47,10 +45,11 @@ const DEFAULT_MEDIA_BOX: [number, number, number, number] = [0, 0, 612, 792];
 /**
  * The upload check (spec section 5 plus what the server must add): format, size, header, encryption, structure, pages.
  *
- * A file whose cross-reference data is wrong but whose objects pdf-lib reads, with a trailer naming the catalog
- * somewhere, is repaired by rewriting it with pdf-lib (unless it carries signatures, which a rewrite breaks). A file
- * with no trailer at all, objects pdf-lib cannot parse, or no pages is refused as damaged. Every refusal is a 4xx
- * AppError with a message for the user.
+ * A file whose cross-reference data is wrong (or whose trailer names something other than the catalog) but whose
+ * objects all parse, with a trailer naming the catalog somewhere, is repaired: its objects are found where they really
+ * are (@esign/pdf-syntax's rebuildCrossReference, the newest definition of each) and @libpdf/core rewrites the whole
+ * file from them (unless it carries signatures, which a rewrite breaks). A file with no trailer at all, objects that do
+ * not parse, or no pages is refused as damaged. Every refusal is a 4xx AppError with a message for the user.
  */
 export async function inspectPdf(input: InspectPdfInput): Promise<InspectedPdf> {
   const { bytes, filename, mimeType } = input;
@@ -75,37 +74,49 @@ export async function inspectPdf(input: InspectPdfInput): Promise<InspectedPdf> 
 async function examine(bytes: Buffer, mayRepair: boolean): Promise<InspectedPdf> {
   const structure = analyseStructure(bytes);
   if (structure.encrypted) throw encrypted();
+  // Cut off in the middle of an object: damaged, even when a first cross-reference section (at the start of a
+  // linearized file) still reads.
+  if (endsInsideObject(bytes)) throw damaged();
   let needsRepair = structure.problems.length > 0;
-  // Nothing to rebuild from: refused before pdf-lib spends time on it.
+  // Nothing to rebuild from: refused before anything is parsed.
   if (needsRepair && (!mayRepair || !structure.trailerWithRoot)) throw damaged();
-  // pdf-lib would inflate every object stream at load, unbounded (a Flate bomb there costs a GB and tens of seconds).
+  // Loading parses every object, which inflates every object stream (a Flate bomb there costs a GB and tens of
+  // seconds): refused first.
   if (structure.loadTooCostly) throw damaged();
-  const doc = await loadPdf(bytes);
+  // A catalog the trailer does not name is found by a rebuilding reader (as pdf-lib did), not by others: repaired.
+  if (!needsRepair && !namesCatalog(bytes, structure)) {
+    if (!mayRepair) throw damaged();
+    needsRepair = true;
+  }
+  let doc: PDF;
+  if (needsRepair) {
+    const rebuilt = rebuildCrossReference(bytes, new PdfObjects(bytes));
+    if (!rebuilt) throw damaged();
+    doc = await loadPdf(rebuilt.bytes);
+  } else doc = await loadPdf(bytes, structure.xref);
   checkPageTree(doc);
   if (doc.getPageCount() === 0) throw damaged();
-  // pdf-lib finds the catalog by scanning when /Root names something else; other readers do not.
-  const root = doc.context.trailerInfo.Root;
-  if (!(root instanceof PDFRef) || root.objectNumber !== structure.root) needsRepair = true;
   const signatureCount = countSignatures(doc);
 
   if (!needsRepair) {
     if (signatureCount > 0 && (await appendBlocker(bytes))) throw signedAndDamaged();
     return describe(doc, bytes, false, signatureCount);
   }
-  if (!mayRepair) throw damaged();
 
   if (signatureCount > 0 || structure.byteRangeSeen) throw signedAndDamaged();
-  const rewritten = Buffer.from(
-    await doc.save({
-      useObjectStreams: false,
-      addDefaultPage: false,
-      updateFieldAppearances: false,
-      objectsPerTick: Infinity,
-    }),
-  );
+  // The whole file written anew (a save without changes would hand the bytes back as they are).
+  doc.getCatalog().set('Type', PdfName.of('Catalog'));
+  const rewritten = Buffer.from(await doc.save({ useXRefStream: false, compressStreams: false }));
   // The rewrite must itself pass, as written, without another repair.
   const again = await examine(rewritten, false);
   return { ...again, repaired: true };
+}
+
+/** Whether the object the trailer names as /Root is a /Type /Catalog dictionary where the cross-reference data says. */
+function namesCatalog(bytes: Buffer, structure: StructureReport): boolean {
+  if (structure.root === undefined) return false;
+  const catalog = objectByEntries(bytes, structure.xref.entries, structure.root);
+  return isDict(catalog) && nameOf(catalog.get('Type')) === 'Catalog';
 }
 
 /** Bound on the nodes of a page tree: a 5 MB file holds fewer than 100,000 page objects. */
@@ -113,29 +124,47 @@ const MAX_PAGE_TREE_NODES = 200_000;
 
 /**
  * The page tree must be a tree: a page or Pages node reached twice (a Kids array listing the same page thousands of
- * times, a node among its own Kids) is refused as damaged before pdf-lib walks it, which it would do recursively
- * (a loop overflows the stack) and page by page (a million-entry tree of one repeated page took it 42 s).
+ * times, a node among its own Kids) or a page among its own /Parent ancestors is refused as damaged, as pdf-lib once
+ * needed (it walked the tree recursively and page by page: a loop overflowed its stack, a million-entry tree of one
+ * repeated page took it 42 s). @libpdf/core skips a node it has seen; what the pages are must not depend on such a
+ * choice.
  */
-function checkPageTree(doc: PDFDocument): void {
-  const context = doc.context;
-  const seen = new Set<PDFObject>();
-  const stack: PDFObject[] = [doc.catalog.get(PDFName.of('Pages')) ?? PDFNull];
+function checkPageTree(doc: PDF): void {
+  const seen = new Set<PdfObject>();
+  const stack: (PdfObject | undefined)[] = [doc.getCatalog().get('Pages')];
   while (stack.length > 0) {
-    const node = context.lookup(stack.pop());
-    if (!(node instanceof PDFDict)) continue;
+    const node = lookup(doc, stack.pop());
+    if (!(node instanceof PdfDict)) continue;
     if (seen.has(node) || seen.size >= MAX_PAGE_TREE_NODES) throw damaged();
     seen.add(node);
-    if (node instanceof PDFPageLeaf) continue;
-    const kids = context.lookup(node.get(PDFName.of('Kids')));
-    if (kids instanceof PDFArray) for (let i = kids.size() - 1; i >= 0; i--) stack.push(kids.get(i));
+    if (isPage(node)) {
+      checkParents(doc, node);
+      continue;
+    }
+    const kids = lookup(doc, node.get('Kids'));
+    if (kids instanceof PdfArray) for (let i = kids.length - 1; i >= 0; i--) stack.push(kids.at(i));
   }
 }
 
-function describe(doc: PDFDocument, bytes: Buffer, repaired: boolean, signatureCount: number): InspectedPdf {
+/** A page's /Parent chain must end: a page that is its own ancestor has no page tree to inherit from. */
+function checkParents(doc: PDF, page: PdfDict): void {
+  const seen = new Set<PdfDict>([page]);
+  for (let node = lookup(doc, page.get('Parent')); node instanceof PdfDict; node = lookup(doc, node.get('Parent'))) {
+    if (seen.has(node) || seen.size >= MAX_PAGE_TREE_NODES) throw damaged();
+    seen.add(node);
+  }
+}
+
+const isPage = (node: PdfDict) => {
+  const type = node.get('Type');
+  return type instanceof PdfName && type.value === 'Page';
+};
+
+function describe(doc: PDF, bytes: Buffer, repaired: boolean, signatureCount: number): InspectedPdf {
   const groups = new Map<string, { entry: Omit<PageGeometry, 'pages'>; pages: number[] }>();
   let firstPageHeight = 0;
   doc.getPages().forEach((page, i) => {
-    const node = page.node;
+    const node = page.dict;
     const mediaBox = readBox(doc, node, 'MediaBox') ?? DEFAULT_MEDIA_BOX;
     const cropBox = clip(readBox(doc, node, 'CropBox') ?? mediaBox, mediaBox);
     const rotation = readRotation(doc, node);
@@ -146,8 +175,8 @@ function describe(doc: PDFDocument, bytes: Buffer, repaired: boolean, signatureC
     else groups.set(key, { entry: { mediaBox, cropBox, rotation }, pages: [i + 1] });
   });
 
-  const acroForm = doc.context.lookup(doc.catalog.get(PDFName.of('AcroForm')));
-  const fields = acroForm instanceof PDFDict ? doc.context.lookup(acroForm.get(PDFName.of('Fields'))) : undefined;
+  const acroForm = lookup(doc, doc.getCatalog().get('AcroForm'));
+  const fields = acroForm instanceof PdfDict ? lookup(doc, acroForm.get('Fields')) : undefined;
 
   return {
     bytes,
@@ -155,22 +184,34 @@ function describe(doc: PDFDocument, bytes: Buffer, repaired: boolean, signatureC
     totalPages: doc.getPageCount(),
     geometry: [...groups.values()].map(({ entry, pages }) => ({ pages: toRuns(pages), ...entry })),
     signatureCount,
-    hasAcroForm: fields instanceof PDFArray && fields.size() > 0,
+    hasAcroForm: fields instanceof PdfArray && fields.length > 0,
     firstPageHeight,
   };
 }
 
 const round = (value: number) => Math.round(value * 1000) / 1000 + 0;
 
+/** An attribute a page inherits from its ancestors in the page tree when it has none (ISO 32000-1, 7.7.3.4). */
+function inherited(doc: PDF, node: PdfDict, key: string): PdfObject | undefined {
+  const seen = new Set<PdfDict>();
+  for (let current = node as PdfObject | undefined; current instanceof PdfDict && !seen.has(current);) {
+    seen.add(current);
+    const value = current.get(key);
+    if (value !== undefined) return lookup(doc, value);
+    current = lookup(doc, current.get('Parent'));
+  }
+  return undefined;
+}
+
 /** A page box (inherited when the page has none) as [x, y, width, height], normalised; undefined when unusable. */
-function readBox(doc: PDFDocument, node: PDFPageLeaf, name: string): [number, number, number, number] | undefined {
-  const array = doc.context.lookup(node.getInheritableAttribute(PDFName.of(name)));
-  if (!(array instanceof PDFArray) || array.size() !== 4) return undefined;
+function readBox(doc: PDF, node: PdfDict, name: string): [number, number, number, number] | undefined {
+  const array = inherited(doc, node, name);
+  if (!(array instanceof PdfArray) || array.length !== 4) return undefined;
   const values: number[] = [];
   for (let i = 0; i < 4; i++) {
-    const item = doc.context.lookup(array.get(i));
-    if (!(item instanceof PDFNumber) || !Number.isFinite(item.asNumber())) return undefined;
-    values.push(item.asNumber());
+    const item = lookup(doc, array.at(i));
+    if (!(item instanceof PdfNumber) || !Number.isFinite(item.value)) return undefined;
+    values.push(item.value);
   }
   const [x1, y1, x2, y2] = values;
   const box: [number, number, number, number] = [
@@ -195,9 +236,9 @@ function clip(
 }
 
 /** /Rotate (inherited) as 0, 90, 180 or 270; a value that is not a multiple of 90 is ignored, as readers do. */
-function readRotation(doc: PDFDocument, node: PDFPageLeaf): number {
-  const value = doc.context.lookup(node.getInheritableAttribute(PDFName.of('Rotate')));
-  const angle = value instanceof PDFNumber ? value.asNumber() : 0;
+function readRotation(doc: PDF, node: PdfDict): number {
+  const value = inherited(doc, node, 'Rotate');
+  const angle = value instanceof PdfNumber ? value.value : 0;
   if (!Number.isInteger(angle) || angle % 90 !== 0) return 0;
   return ((angle % 360) + 360) % 360;
 }

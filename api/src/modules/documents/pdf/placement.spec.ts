@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_RECTANGLE, Messages } from '@esign/contract';
 import { decodePng, type DecodedPng } from '@esign/test-support';
-import { degrees, popGraphicsState, pushGraphicsState, PDFDocument, rgb } from 'pdf-lib';
+import { PDF, PdfArray, PdfNumber, rgb } from '@libpdf/core';
 import { readFixture } from '../../../../test/support/fixtures';
 import { AppError } from '../../../common/app-error';
 import { inspectPdf } from './inspect';
@@ -275,22 +275,16 @@ function changedArea(before: Image, after: Image): { left: number; top: number; 
 }
 
 /**
- * Places `rectangle` on the page through inspectPdf + placeBoxes, fills that box with pdf-lib on a copy of the page,
- * and returns where poppler shows the change, plus the rendered page size.
+ * Places `rectangle` on the page through inspectPdf + placeBoxes, fills that box with @libpdf/core on a copy of the
+ * page, and returns where poppler shows the change, plus the rendered page size.
  */
 async function whereShown(source: Buffer, pageNo: number, rectangle: string) {
   const box = await boxOn(source, pageNo, rectangle);
-  const doc = await PDFDocument.create();
-  const [page] = await doc.copyPages(await PDFDocument.load(source, { updateMetadata: false }), [pageNo - 1]);
-  doc.addPage(page);
-  // The page's own content may leave the graphics state changed: keep it in q ... Q so the box is drawn in user space.
-  page.node.normalize();
-  page.node.wrapContentStreams(
-    doc.context.register(doc.context.contentStream([pushGraphicsState()])),
-    doc.context.register(doc.context.contentStream([popGraphicsState()])),
-  );
+  const doc = await (await PDF.load(source)).extractPages([pageNo - 1]);
   const before = renderPage1(await doc.save());
-  page.drawRectangle({ ...box, color: rgb(1, 0, 1) });
+  // The page's own content may leave the graphics state changed: @libpdf/core keeps it in q ... Q before it draws, so
+  // the box is drawn in user space.
+  doc.getPage(0)!.drawRectangle({ ...box, color: rgb(1, 0, 1) });
   const after = renderPage1(await doc.save());
   return { area: changedArea(before, after), width: before.width, height: before.height };
 }
@@ -312,19 +306,23 @@ function expectArea(actual: Record<string, number>, expected: Record<string, num
   }
 }
 
+/** A page box [x1 y1 x2 y2] from x, y, width and height. */
+const boxArray = (x: number, y: number, width: number, height: number) =>
+  new PdfArray([x, y, x + width, y + height].map((v) => PdfNumber.of(v)));
+
 async function withCropBoxOnPage2(original: Buffer): Promise<Buffer> {
-  const doc = await PDFDocument.load(original, { updateMetadata: false });
-  doc.getPage(1).setCropBox(60, 80, 400, 620);
+  const doc = await PDF.load(original);
+  doc.getPage(1)!.dict.set('CropBox', boxArray(60, 80, 400, 620));
   return Buffer.from(await doc.save());
 }
 
 /** A blank page with a media box away from the origin, a crop box inside it, and a rotation. */
 async function turnedPage(rotation: number): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([612, 792]);
-  page.setMediaBox(50, 100, 612, 792);
-  page.setCropBox(80, 130, 500, 700);
-  page.setRotation(degrees(rotation));
+  const doc = PDF.create();
+  const page = doc.addPage({ width: 612, height: 792 });
+  page.dict.set('MediaBox', boxArray(50, 100, 612, 792));
+  page.dict.set('CropBox', boxArray(80, 130, 500, 700));
+  page.setRotation(rotation as 0 | 90 | 180 | 270);
   return Buffer.from(await doc.save());
 }
 

@@ -19,7 +19,7 @@ export interface Rectangle {
   y2: number;
 }
 
-/** A box in the page's PDF user space (points, y upward), as pdf-lib draws and a /Rect is written. */
+/** A box in the page's PDF user space (points, y upward), as drawing operators and a /Rect take it. */
 export interface PageBox {
   x: number;
   y: number;

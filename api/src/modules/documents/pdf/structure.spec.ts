@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'node:zlib';
+import { readCrossReference } from '@esign/pdf-syntax';
 import { fixturePath, readFixture } from '../../../../test/support/fixtures';
-import { analyseStructure, readCrossReference } from './structure';
+import { analyseStructure } from './structure';
 
 /** qpdf's own reading of the cross-reference data, one line per in-use object. */
 function qpdfXref(name: string): string[] {

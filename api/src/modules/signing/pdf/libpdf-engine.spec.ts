@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument, PDFName, StandardFonts, degrees } from 'pdf-lib';
+import { PDF, type PdfDict, type PdfRef } from '@libpdf/core';
 import { readFixture } from '../../../../test/support/fixtures';
 import { renderPage, SIGNATURE_PNG } from '../../../../test/support/signing';
 import { inspectPdf } from '../../documents/pdf/inspect';
@@ -41,11 +41,11 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
   });
 
   it.each([0, 90, 180, 270])('a page turned by /Rotate %i', async (rotation) => {
-    const doc = await PDFDocument.create();
-    const page = doc.addPage([612, 792]);
-    page.setRotation(degrees(rotation));
+    const doc = PDF.create();
+    const page = doc.addPage({ width: 612, height: 792 });
+    page.setRotation(rotation as 0 | 90 | 180 | 270);
     page.drawText('Page content', { x: 72, y: 700, size: 24 });
-    const original = await doc.save({ useObjectStreams: false });
+    const original = await doc.save();
     const inspected = await inspectPdf({
       bytes: Buffer.from(original),
       filename: 'turned.pdf',
@@ -107,15 +107,21 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
   });
 
   it('keeps resources a page inherits from its parent (its own text still renders after the stamp)', async () => {
-    const doc = await PDFDocument.create();
-    const font = await doc.embedFont(StandardFonts.Helvetica);
-    const page = doc.addPage([612, 792]);
-    page.drawText('Inherited font text', { x: 72, y: 700, size: 24, font });
+    const drawn = PDF.create();
+    drawn.addPage({ width: 612, height: 792 }).drawText('Inherited font text', {
+      x: 72,
+      y: 700,
+      size: 24,
+      font: 'Helvetica',
+    });
     // Move the page's resources to the page tree node, as many producers write them.
-    const resources = page.node.get(PDFName.of('Resources'));
-    page.node.delete(PDFName.of('Resources'));
-    doc.catalog.Pages().set(PDFName.of('Resources'), resources!);
-    const original = await doc.save({ useObjectStreams: false });
+    const doc = await PDF.load(await drawn.save());
+    const page = doc.getPage(0)!;
+    const resources = page.dict.get('Resources');
+    page.dict.delete('Resources');
+    const pages = doc.getObject(doc.getCatalog().get('Pages') as PdfRef) as PdfDict;
+    pages.set('Resources', resources!);
+    const original = await doc.save();
     const inspected = await inspectPdf({
       bytes: Buffer.from(original),
       filename: 'tree.pdf',

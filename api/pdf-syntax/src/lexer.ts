@@ -1,6 +1,6 @@
 /**
- * A small reader of PDF syntax (ISO 32000-1, 7.2 and 7.3), enough to read cross-reference sections, trailers and the
- * dictionaries around them straight from the file's bytes, before and apart from pdf-lib's parser.
+ * Tokens and objects of PDF syntax (ISO 32000-1, 7.2 and 7.3), read straight from a file's bytes: enough for
+ * cross-reference sections, trailers, object headers, the dictionaries around them and the values inside them.
  */
 
 export class PdfName {
@@ -14,6 +14,7 @@ export class PdfRef {
   ) {}
 }
 
+/** A string's bytes: a literal string with its escapes undone, or a hex string decoded. */
 export class PdfString {
   constructor(readonly bytes: Buffer) {}
 }
@@ -42,11 +43,23 @@ export const isDelimiter = (c: number): boolean => DELIMITER[c] === 1;
 /** True for the bytes that end a token: whitespace, a delimiter, or the end of the data (undefined). */
 export const endsToken = (c: number | undefined): boolean =>
   c === undefined || WHITESPACE[c] === 1 || DELIMITER[c] === 1;
-const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39;
+export const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39;
 const isNumberChar = (c: number | undefined): boolean => isDigit(c) || c === 0x2b || c === 0x2d || c === 0x2e;
 
 const MAX_DEPTH = 64;
 const MAX_NUMBER_LENGTH = 64;
+
+/** The escapes of a literal string (ISO 32000-1, 7.3.4.2, table 3). */
+const ESCAPES: Record<number, number> = {
+  0x6e: 0x0a, // n
+  0x72: 0x0d, // r
+  0x74: 0x09, // t
+  0x62: 0x08, // b
+  0x66: 0x0c, // f
+  0x28: 0x28, // (
+  0x29: 0x29, // )
+  0x5c: 0x5c, // \
+};
 
 export class PdfLexer {
   constructor(
@@ -198,16 +211,68 @@ export class PdfLexer {
     const start = this.pos;
     let depth = 0;
     let i = this.pos;
+    let escaped = false;
     for (; i < buf.length; i++) {
       const c = buf[i];
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x28) depth++;
+      if (c === 0x5c /* \ */) {
+        escaped = true;
+        i++;
+      } else if (c === 0x28) depth++;
       else if (c === 0x29 && --depth === 0) break;
     }
     if (i >= buf.length) throw new SyntaxProblem('unterminated string', start);
     this.pos = i + 1;
-    // The raw bytes are enough here: nothing reads a string's text.
-    return new PdfString(buf.subarray(start + 1, i));
+    const raw = buf.subarray(start + 1, i);
+    return new PdfString(escaped ? unescapeLiteral(raw) : raw);
+  }
+}
+
+/** A literal string's bytes with its escapes undone: \n and the like, octal codes, a backslash before a line end. */
+function unescapeLiteral(raw: Buffer): Buffer {
+  const out: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c !== 0x5c) {
+      out.push(c);
+      continue;
+    }
+    const n = raw[++i];
+    if (n === undefined) break;
+    if (n in ESCAPES) out.push(ESCAPES[n]);
+    else if (n >= 0x30 && n <= 0x37) {
+      let code = n - 0x30;
+      for (let k = 0; k < 2 && raw[i + 1] >= 0x30 && raw[i + 1] <= 0x37; k++) code = code * 8 + raw[++i] - 0x30;
+      out.push(code & 0xff);
+    } else if (n === 0x0d) {
+      if (raw[i + 1] === 0x0a) i++;
+    } else if (n !== 0x0a) out.push(n);
+  }
+  return Buffer.from(out);
+}
+
+/**
+ * A text string's text (ISO 32000-1, 7.9.2.2): UTF-16BE after its byte order mark, UTF-8 after its BOM (PDF 2.0), else
+ * PDFDocEncoding, read as Latin-1 (they differ only in a few punctuation marks).
+ */
+export function textOf(value: PdfString): string {
+  const bytes = value.bytes;
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const swapped = Buffer.from(bytes.subarray(2));
+    if (swapped.length % 2) return swapped.toString('latin1');
+    swapped.swap16();
+    return swapped.toString('utf16le');
+  }
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return bytes.subarray(3).toString('utf8');
+  return bytes.toString('latin1');
+}
+
+/** One value read at `pos` of `buf`, or undefined when the bytes there are not one. */
+export function valueAt(buf: Buffer, pos: number): PdfValue | undefined {
+  try {
+    return new PdfLexer(buf, pos).readValue();
+  } catch {
+    return undefined;
   }
 }
 
@@ -224,3 +289,22 @@ export const numberOf = (value: PdfValue | undefined): number | undefined =>
   typeof value === 'number' ? value : undefined;
 
 export const isDict = (value: PdfValue | undefined): value is PdfDict => value instanceof Map;
+
+/** A value that may be one item or an array of them, as a list (/Filter, /DecodeParms). */
+export const listOf = (value: PdfValue | undefined): PdfValue[] =>
+  value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+
+/** Whether two values are the same PDF value (names, numbers, strings' bytes, references, arrays, dictionaries). */
+export function sameValue(a: PdfValue | undefined, b: PdfValue | undefined): boolean {
+  if (a === b) return true;
+  if (a instanceof PdfName && b instanceof PdfName) return a.name === b.name;
+  if (a instanceof PdfRef && b instanceof PdfRef) return a.num === b.num && a.gen === b.gen;
+  if (a instanceof PdfString && b instanceof PdfString) return a.bytes.equals(b.bytes);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  if (isDict(a) && isDict(b)) {
+    if (a.size !== b.size) return false;
+    for (const [key, value] of a) if (!b.has(key) || !sameValue(value, b.get(key))) return false;
+    return true;
+  }
+  return false;
+}
