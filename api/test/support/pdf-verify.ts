@@ -16,7 +16,7 @@ function qpdfWarnings(file: string): string[] {
 
 /**
  * The shared pdf-verify tool on a PDF, trusting the given CA certificates (PEM), without a TestApp: for unit tests that
- * make their own CA. With `original`, qpdf warnings the original did not have are problems too (compared here, as
+ * make their own CA. `signatures` are the signatures; the archive timestamps are in `archives`. With `original`, qpdf warnings the original did not have are problems too (compared here, as
  * verifyPdf does: pdf-verify's own --original compares lines that carry each file's path).
  */
 export function runPdfVerify(pdf: Uint8Array, caPems: string[], original?: Uint8Array): Verified {
@@ -46,6 +46,9 @@ export async function runPdfVerifyAsync(pdf: Uint8Array, caPems: string[], origi
   }
 }
 
+/** The field name of an archive timestamp the seal adds (`esign_archive_<time>`). */
+export const ARCHIVE_FIELD_PREFIX = 'esign_archive_';
+
 const PDF_VERIFY = () => join(sharedDir(), 'tools', 'pdf-verify');
 
 function writeInputs(dir: string, pdf: Uint8Array, caPems: string[]): string[] {
@@ -74,7 +77,15 @@ function withFiles(
 
 function finish(dir: string, run: { stdout: string; stderr: string }, original?: Uint8Array): Verified {
   if (!run.stdout) throw new Error(`pdf-verify failed: ${run.stderr}`);
-  const verified = JSON.parse(run.stdout) as Verified;
+  const parsed = JSON.parse(run.stdout) as Omit<Verified, 'archives'>;
+  // The archive timestamps (document timestamps, which poppler's pdfsig cannot read: pdf-verify checks them with
+  // OpenSSL against the first CA) apart from the signatures.
+  const archive = (s: { field: string }) => s.field.startsWith(ARCHIVE_FIELD_PREFIX);
+  const verified: Verified = {
+    ...parsed,
+    signatures: parsed.signatures.filter((s) => !archive(s)),
+    archives: parsed.signatures.filter(archive),
+  };
   if (original) {
     writeFileSync(join(dir, 'original.pdf'), original);
     const before = new Set(qpdfWarnings(join(dir, 'original.pdf')));

@@ -174,6 +174,8 @@ export interface Verified {
     /** pdfsig's 'Certificate Validation' line ('Certificate is Trusted.', 'Certificate has been Revoked.', …). */
     certificate: string;
   }[];
+  /** The archive timestamps (fields esign_archive_…), in file order: pdfsig cannot read them (see signatures). */
+  archives: Verified['signatures'];
   qpdf: { exitCode: number; warnings: string[]; newWarnings: string[] };
   /** pdf-verify's own reading of the long-term evidence. */
   evidence?: {
@@ -190,24 +192,12 @@ export interface Verified {
 
 /**
  * The shared pdf-verify tool (pdfsig trusting the development root CA, and `caPem` too when given; qpdf's errors), and
- * qpdf's warnings compared with the original's (support/pdf-verify.ts). `signatures` lists the signatures; the
- * archive timestamps (document timestamps, which poppler's pdfsig cannot read: pdf-verify checks them with OpenSSL
- * against the first CA, the development root that certifies the built-in TSA) are in `archives`.
+ * qpdf's warnings compared with the original's (support/pdf-verify.ts); the archive timestamps in `archives`, checked
+ * with OpenSSL against the development root that certifies the built-in TSA.
  */
-export async function verifyPdf(
-  t: TestApp,
-  pdf: Buffer,
-  original?: Buffer,
-  caPem?: string,
-): Promise<Verified & { archives: Verified['signatures'] }> {
+export async function verifyPdf(t: TestApp, pdf: Buffer, original?: Buffer, caPem?: string): Promise<Verified> {
   const root = await t.app.get(SealPkiService).rootCertificatePem();
-  const verified = await runPdfVerifyAsync(pdf, caPem && caPem !== root ? [root, caPem] : [root], original);
-  const archive = (s: { field: string }) => s.field.startsWith('esign_archive_');
-  return {
-    ...verified,
-    signatures: verified.signatures.filter((s) => !archive(s)),
-    archives: verified.signatures.filter(archive),
-  };
+  return runPdfVerifyAsync(pdf, caPem && caPem !== root ? [root, caPem] : [root], original);
 }
 
 /** One page rendered grey by pdftoppm: width, height and one byte per pixel. */
