@@ -45,14 +45,6 @@ const leaves = ['common', 'config', 'database', 'contract'];
  * is gone. See issue 20 ("One way through the API").
  */
 const exceptions = [
-  // Issue 20, the seal's orchestration: signing still reads and writes the request's rows and calls RequestsService
-  // (SealService completes parties and requests and invites the next signer; the external signatures mark the party's
-  // submission on its row, and the archive renewals query the requests' rows). "The seal job's orchestration belongs with the
-  // request's lifecycle": when it moves to requests, these go.
-  { file: 'api/src/modules/signing/seal.service.ts', imports: ['requests'] },
-  { file: 'api/src/modules/signing/external-signing.service.ts', imports: ['requests'] },
-  { file: 'api/src/modules/signing/archive.service.ts', imports: ['requests'] },
-  { file: 'api/src/modules/signing/signing.module.ts', imports: ['requests'] },
   // The tenant guard (global, in common) checks the apikey with AuthService, and AuthContext names the key's kind.
   { file: 'api/src/common/auth/tenant.guard.ts', imports: ['auth'] },
   { file: 'api/src/common/auth/auth-context.ts', imports: ['auth'] },

@@ -13,8 +13,8 @@ import { REVOCATION_REASONS } from './modules/signing/pki/ocsp';
 import type { PkiCertificateEntity } from './modules/signing/pki/pki-certificate.entity';
 import { PkiRegistry } from './modules/signing/pki/pki-registry.service';
 import { SealPkiService } from './modules/signing/pki/seal-pki.service';
-import { ArchiveService } from './modules/signing/archive.service';
-import { SealService } from './modules/signing/seal.service';
+import { ArchiveService } from './modules/requests/archive-renewal.service';
+import { SealService } from './modules/requests/seal.service';
 
 /**
  * The management command: `npm run manage -w api -- <command>`. It uses the same configuration (DATA_DIR or

@@ -59,10 +59,10 @@ describe('module boundaries (import-x/no-restricted-paths)', () => {
     backwardOtherForms: {
       path: 'api/src/modules/notifications/fixture.ts',
       code:
-        "import { RequestsService } from '../requests/requests.service';\n" +
-        "export const load = () => import('../signing/seal.service');\n" +
+        "import { RequestLifecycle } from '../requests/request-lifecycle.service';\n" +
+        "export const load = () => import('../signing/pdf/engine');\n" +
         "export { WebhooksService } from '../webhooks/webhooks.service';\n" +
-        'export const service = RequestsService;\n',
+        'export const service = RequestLifecycle;\n',
     },
     // Downwards, and to the leaves: legal.
     legal: {
@@ -79,21 +79,26 @@ describe('module boundaries (import-x/no-restricted-paths)', () => {
       path: 'api/src/modules/recipients/fixture.ts',
       code:
         "import { refuseAction } from '../requests/rules';\n" +
-        "import { SealQueue } from '../signing/seal.queue';\n" +
+        "import { SealQueue } from '../requests/seal.queue';\n" +
         'export const both = [refuseAction, SealQueue];\n',
     },
-    // The seal service's listed exception excuses its imports of requests, and only those.
+    // The tenant guard's listed exception excuses its imports of auth, and only those.
     exceptionExcused: {
-      path: 'api/src/modules/signing/seal.service.ts',
-      code: "import { RequestsService } from '../requests/requests.service';\nexport const s = RequestsService;\n",
+      path: 'api/src/common/auth/tenant.guard.ts',
+      code: "import { AuthService } from '../../modules/auth/auth.service';\nexport const s = AuthService;\n",
     },
     exceptionNotWider: {
-      path: 'api/src/modules/signing/seal.service.ts',
-      code: "import { SignerOtpService } from '../recipients/signer-otp.service';\nexport const s = SignerOtpService;\n",
+      path: 'api/src/common/auth/tenant.guard.ts',
+      code: "import { SignerOtpService } from '../../modules/recipients/signer-otp.service';\nexport const s = SignerOtpService;\n",
+    },
+    // Signing is an engine: it imports nothing of requests (the seal job's orchestration is the request's).
+    signingToRequests: {
+      path: 'api/src/modules/signing/pdf/engine.ts',
+      code: "import type { PartyEntity } from '../../requests/party.entity';\nexport type P = PartyEntity;\n",
     },
     exceptionNotOtherFiles: {
-      path: 'api/src/modules/signing/pdf/fixture.ts',
-      code: "import type { PartyEntity } from '../../requests/party.entity';\nexport type P = PartyEntity;\n",
+      path: 'api/src/common/auth/fixture.ts',
+      code: "import { AuthService } from '../../modules/auth/auth.service';\nexport const s = AuthService;\n",
     },
     // The leaves import no module.
     leaf: {
@@ -134,6 +139,7 @@ describe('module boundaries (import-x/no-restricted-paths)', () => {
     expect(boundaryFindings(findings.exceptionExcused)).toEqual([]);
     expect(boundaryFindings(findings.exceptionNotWider)).toHaveLength(1);
     expect(boundaryFindings(findings.exceptionNotOtherFiles)).toHaveLength(1);
+    expect(boundaryFindings(findings.signingToRequests)).toHaveLength(1);
   });
 
   it('keeps common, config and database free of modules', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { manage } from '../src/manage';
 import { AuditService } from '../src/modules/audit/audit.service';
 import { JobsService } from '../src/modules/jobs/jobs.service';
-import { SEAL_JOB, SEAL_MAX_ATTEMPTS } from '../src/modules/signing/seal.queue';
+import { SEAL_JOB, SEAL_MAX_ATTEMPTS } from '../src/modules/requests/seal.queue';
 import { PartyEntity } from '../src/modules/requests/party.entity';
 import { readFixture } from './support/fixtures';
 import { SIGNERS } from './support/requests';

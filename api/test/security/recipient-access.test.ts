@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { RecipientMessages } from '@esign/contract';
 import { RequestEntity } from '../../src/modules/requests/request.entity';
-import { RequestsService } from '../../src/modules/requests/requests.service';
+import { RequestLifecycle } from '../../src/modules/requests/request-lifecycle.service';
 import { call, fillWith, type Route } from '../support/route-walk';
 import { SIGNER_LINK_ROUTES } from '../support/routes';
 import { drain, latestOtp, partyRow, sendForSigning, signAs, SIGNATURE_PNG, tokensOf } from '../support/signing';
@@ -263,7 +263,7 @@ describe('recipient calls refuse missing, wrong, foreign, replaced and finished 
       await t.db
         .getRepository(RequestEntity)
         .update({ refId: expired.refId }, { expiresAt: new Date(t.clock.now().getTime() - 1000) });
-      expect(await t.app.get(RequestsService).expire('acme', expired.refId)).toBe(true);
+      expect(await t.app.get(RequestLifecycle).expire('acme', expired.refId)).toBe(true);
       await drain(t);
       const statuses = await Promise.all(
         finished.map(

@@ -13,6 +13,8 @@ import { PartyEntity } from '../requests/party.entity';
 import type { RequestEntity } from '../requests/request.entity';
 import { JobsRunner } from '../jobs/jobs.runner';
 import { ExternalSigning } from '../signing/external-signing.service';
+import { OutsideSubmissions } from '../requests/outside-submissions';
+import { partySignatureJob } from '../requests/party-signature-job';
 import { EsignTransactionEntity } from './esign-transaction.entity';
 import { EspKeys } from './esp-keys.service';
 import { buildEsignRequest, parseEsignResponse, signEnveloped } from './protocol';
@@ -68,6 +70,7 @@ export class AadhaarService {
     private readonly keys: EspKeys,
     private readonly audit: AuditService,
     private readonly external: ExternalSigning,
+    private readonly submissions: OutsideSubmissions,
     private readonly runner: JobsRunner,
     private readonly metrics: MetricsService,
   ) {}
@@ -80,7 +83,7 @@ export class AadhaarService {
     ip: string | null,
   ): Promise<AadhaarStart> {
     const now = this.clock.now();
-    const prepared = await this.external.prepare(req, party, org, SigningMethod.Aadhaar);
+    const prepared = await this.external.prepare(partySignatureJob(req, party, org, SigningMethod.Aadhaar));
     const digestHex = Buffer.from(prepared.digest).toString('hex');
     const txn = randomUUID();
     await this.db.transaction(async (manager) => {
@@ -210,7 +213,7 @@ export class AadhaarService {
       if (!taken.affected) return false;
       const fresh = await manager.findOneBy(PartyEntity, { id: party.id });
       if (!fresh) return false;
-      return this.external.submit(manager, {
+      return this.submissions.submit(manager, {
         req: { orgId: tx.orgId, refId: tx.refId },
         party: fresh,
         method: SigningMethod.Aadhaar,

@@ -12,6 +12,8 @@ import { PartyEntity } from '../requests/party.entity';
 import type { RequestEntity } from '../requests/request.entity';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { ExternalSigning } from '../signing/external-signing.service';
+import { OutsideSubmissions } from '../requests/outside-submissions';
+import { partySignatureJob } from '../requests/party-signature-job';
 import { AgentJobError, DscAgents } from './dsc-agents';
 import { normaliseIdentifier } from './dsc-login.service';
 
@@ -36,6 +38,7 @@ export class DscService {
     private readonly agents: DscAgents,
     private readonly audit: AuditService,
     private readonly external: ExternalSigning,
+    private readonly submissions: OutsideSubmissions,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -54,7 +57,7 @@ export class DscService {
     );
     const agent = await this.agents.find(ids);
     if (!agent) throw new AppError('SIGNING_REFUSED', DscSignMessages.noAgent(party.email || party.phoneNumber));
-    const prepared = await this.external.prepare(req, party, org, SigningMethod.DSC);
+    const prepared = await this.external.prepare(partySignatureJob(req, party, org, SigningMethod.DSC));
     const job = randomUUID();
     let cms: Uint8Array;
     try {
@@ -94,7 +97,7 @@ export class DscService {
     const submitted = await this.db.transaction(async (manager) => {
       const fresh = await manager.findOneBy(PartyEntity, { id: party.id });
       return fresh
-        ? this.external.submit(manager, { req, party: fresh, method: SigningMethod.DSC, prepared, kept, ip })
+        ? this.submissions.submit(manager, { req, party: fresh, method: SigningMethod.DSC, prepared, kept, ip })
         : false;
     });
     if (!submitted) throw new AppError('SIGNING_REFUSED', DscSignMessages.alreadySubmitted);

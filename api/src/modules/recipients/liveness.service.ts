@@ -8,7 +8,7 @@ import { AuditService } from '../audit/audit.service';
 import { FaceMessages, FaceService, type VideoScore } from '../identity/face/face.service';
 import { VideoDecodeError } from '../identity/face/video';
 import { PartyEntity } from '../requests/party.entity';
-import { RequestsService } from '../requests/requests.service';
+import { RequestRepository } from '../requests/request-repository';
 import { refuseAction } from '../requests/rules';
 import { loadSigner, type SignerContext } from './signer-link.guard';
 
@@ -44,7 +44,7 @@ export class LivenessService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly clock: Clock,
     private readonly audit: AuditService,
-    private readonly requests: RequestsService,
+    private readonly requests: RequestRepository,
     private readonly face: FaceService,
   ) {}
 

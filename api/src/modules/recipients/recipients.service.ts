@@ -33,11 +33,11 @@ import { JobsRunner } from '../jobs/jobs.runner';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEvents } from '../requests/request-events';
-import { RequestsService } from '../requests/requests.service';
+import { RequestRepository } from '../requests/request-repository';
 import { MetricsService } from '../metrics/metrics.service';
 import { LinksService } from '../secrets/links.service';
 import { checkImage, checkSignatureImage, fromDataUrl } from '../signing/electronic/signature-image';
-import { SealQueue } from '../signing/seal.queue';
+import { SealQueue } from '../requests/seal.queue';
 import { DocumentStorage } from '../storage/document-storage';
 import {
   allowedMethods,
@@ -112,7 +112,7 @@ export class RecipientsService {
     private readonly clock: Clock,
     private readonly audit: AuditService,
     private readonly links: LinksService,
-    private readonly requests: RequestsService,
+    private readonly requests: RequestRepository,
     private readonly events: RequestEvents,
     private readonly storage: DocumentStorage,
     private readonly location: LocationService,

@@ -18,7 +18,7 @@ import { Public } from '../../common/auth/auth-context';
 import { LinksService } from '../secrets/links.service';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEntity } from '../requests/request.entity';
-import { lockFor, RequestsService } from '../requests/requests.service';
+import { lockFor, RequestRepository } from '../requests/request-repository';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { signingOver, SignerSessions, type SignerSession } from './signer-sessions.service';
 
@@ -45,7 +45,7 @@ export interface Loaded {
  */
 export async function loadSigner(
   manager: EntityManager,
-  requests: RequestsService,
+  requests: RequestRepository,
   { party, request }: SignerContext,
   lock: boolean,
 ): Promise<Loaded> {

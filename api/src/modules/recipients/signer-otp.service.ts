@@ -14,7 +14,7 @@ import { AuditService } from '../audit/audit.service';
 import { OtpService, otpSendRefused } from '../otp/otp.service';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEvents } from '../requests/request-events';
-import { RequestsService } from '../requests/requests.service';
+import { RequestRepository } from '../requests/request-repository';
 import { SignerSessions } from './signer-sessions.service';
 import { refuseAction } from '../requests/rules';
 import { loadSigner, type SignerContext } from './signer-link.guard';
@@ -30,7 +30,7 @@ export class SignerOtpService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly otps: OtpService,
     private readonly audit: AuditService,
-    private readonly requests: RequestsService,
+    private readonly requests: RequestRepository,
     private readonly events: RequestEvents,
     private readonly sessions: SignerSessions,
   ) {}

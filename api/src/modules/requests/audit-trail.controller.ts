@@ -6,7 +6,7 @@ import { AppError } from '../../common/app-error';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { AuditService, type AuditTrail } from '../audit/audit.service';
 import { RequestEntity } from './request.entity';
-import { toRefId } from './requests.service';
+import { toRefId } from './request-repository';
 
 /**
  * A request's hash-chained audit trail, for `esign-cli verify` to compare with the certificate of completion. The route

@@ -7,7 +7,7 @@ import { errorBody } from '../../common/error.filter';
 import { Public } from '../../common/auth/auth-context';
 import { LinksService, type DocumentKind } from '../secrets/links.service';
 import { TemplatesService } from '../templates/templates.service';
-import { RequestsService, toRefId } from './requests.service';
+import { RequestRepository, toRefId } from './request-repository';
 
 const KINDS = new Set<DocumentKind>(['original', 'signed', 'template']);
 
@@ -22,7 +22,7 @@ export class DocumentsController {
 
   constructor(
     private readonly links: LinksService,
-    private readonly requests: RequestsService,
+    private readonly requests: RequestRepository,
     private readonly templates: TemplatesService,
   ) {}
 

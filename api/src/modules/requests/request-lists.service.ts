@@ -15,7 +15,7 @@ import { LinksService } from '../secrets/links.service';
 import { RequestCounts } from './request-counts';
 import type { PartyEntity } from './party.entity';
 import { RequestEntity } from './request.entity';
-import { RequestsService } from './requests.service';
+import { RequestRepository } from './request-repository';
 
 export interface ListQuery {
   drafts: boolean;
@@ -92,7 +92,7 @@ function statusText(r: RequestEntity): string {
 export class RequestListsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    private readonly requests: RequestsService,
+    private readonly requests: RequestRepository,
     private readonly links: LinksService,
     private readonly counts: RequestCounts,
   ) {}

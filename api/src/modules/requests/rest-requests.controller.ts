@@ -6,7 +6,8 @@ import { AppError } from '../../common/app-error';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { ListQueryDto, sendPage } from '../../common/rest-query';
 import { parseRestQuery, RequestListsService } from './request-lists.service';
-import { RequestsService, toRefId } from './requests.service';
+import { RequestLifecycle } from './request-lifecycle.service';
+import { toRefId } from './request-repository';
 import { UnsavedDrafts, type DiscardResult } from './unsaved-drafts';
 
 const refIdOf = (id: string): number => {
@@ -25,7 +26,7 @@ const refIdOf = (id: string): number => {
 export class RestRequestsController {
   constructor(
     private readonly lists: RequestListsService,
-    private readonly requests: RequestsService,
+    private readonly lifecycle: RequestLifecycle,
     private readonly unsaved: UnsavedDrafts,
   ) {}
 
@@ -53,7 +54,7 @@ export class RestRequestsController {
   async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ id: number }> {
     const refId = refIdOf(id);
     await this.lists.one(auth.orgId, refId, false);
-    await this.requests.delete(auth, refId);
+    await this.lifecycle.delete(auth, refId);
     return { id: refId };
   }
 
@@ -78,7 +79,7 @@ export class RestRequestsController {
   async removeDraft(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ id: number }> {
     const refId = refIdOf(id);
     await this.lists.one(auth.orgId, refId, true);
-    await this.requests.delete(auth, refId);
+    await this.lifecycle.delete(auth, refId);
     return { id: refId };
   }
 

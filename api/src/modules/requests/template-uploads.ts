@@ -4,7 +4,7 @@ import type { AuthContext } from '../../common/auth/auth-context';
 import { fillFormFields, signatureBoxesFromAnnotation } from '../documents/pdf/forms';
 import { inspectPdf } from '../documents/pdf/inspect';
 import { TemplatesService } from '../templates/templates.service';
-import type { PreparedDocument } from './requests.service';
+import type { PreparedDocument } from './request-drafts.service';
 import type { ValidRecipient } from './recipients';
 
 /**

@@ -11,7 +11,7 @@ import { AuditService } from '../audit/audit.service';
 import { JobsRunner } from '../jobs/jobs.runner';
 import { JobsService } from '../jobs/jobs.service';
 import { RequestEntity } from './request.entity';
-import { lockFor, toRefId } from './requests.service';
+import { lockFor, toRefId } from './request-repository';
 
 export const DRAFTS_CLEANUP_JOB = 'drafts.cleanup';
 /** One cleanup job at a time, whichever node scheduled it. */

@@ -5,7 +5,8 @@ import type { Request } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { uploadedFile } from '../../common/uploaded-file';
 import { RequestListsService } from './request-lists.service';
-import { RequestsService } from './requests.service';
+import { RequestDrafts } from './request-drafts.service';
+import { RequestLifecycle } from './request-lifecycle.service';
 import { TemplateUploads } from './template-uploads';
 
 const COMPAT_LIST_LIMIT = 500;
@@ -16,7 +17,8 @@ const COMPAT_LIST_LIMIT = 500;
 @Controller('v1')
 export class V1RequestsController {
   constructor(
-    private readonly requests: RequestsService,
+    private readonly requestDrafts: RequestDrafts,
+    private readonly lifecycle: RequestLifecycle,
     private readonly lists: RequestListsService,
     private readonly templateUploads: TemplateUploads,
   ) {}
@@ -28,7 +30,7 @@ export class V1RequestsController {
   async checkDocument(
     @Req() req: Request,
   ): Promise<{ code: 201; message: string; 'total-pages': number; repaired: boolean }> {
-    const inspected = await this.requests.checkDocument(uploadedFile(req));
+    const inspected = await this.requestDrafts.checkDocument(uploadedFile(req));
     return { code: 201, message: 'success', 'total-pages': inspected.totalPages, repaired: inspected.repaired };
   }
 
@@ -46,7 +48,7 @@ export class V1RequestsController {
       body.clientReference = req.header('idempotency-key');
     const templateId = typeof body.template_id === 'string' && body.template_id ? body.template_id : null;
     const prepare = templateId ? this.templateUploads.preparer(auth, templateId, body.formFieldValues) : undefined;
-    return this.requests.upload(auth, body, uploadedFile(req), prepare);
+    return this.requestDrafts.upload(auth, body, uploadedFile(req), prepare);
   }
 
   @ApiOperation({
@@ -56,7 +58,7 @@ export class V1RequestsController {
   @Post('save')
   @HttpCode(200)
   save(@Auth() auth: AuthContext, @Body() body: { data?: unknown }) {
-    return this.requests.save(auth, body?.data);
+    return this.requestDrafts.save(auth, body?.data);
   }
 
   @ApiOperation({
@@ -65,7 +67,7 @@ export class V1RequestsController {
   @Post('process')
   @HttpCode(200)
   process(@Auth() auth: AuthContext, @Body() body: { data?: unknown }) {
-    return this.requests.process(auth, body?.data);
+    return this.lifecycle.process(auth, body?.data);
   }
 
   @ApiOperation({ summary: 'Every sent request, newest first (the console uses /api/requests, paginated).' })
@@ -108,24 +110,24 @@ export class V1RequestsController {
     @Auth() auth: AuthContext,
     @Param('refId') refId: string,
   ): Promise<{ code: 200; data: DraftReference[] }> {
-    return { code: 200, data: await this.requests.draftReference(auth, refId) };
+    return { code: 200, data: await this.requestDrafts.draftReference(auth, refId) };
   }
 
   @ApiOperation({ summary: 'Copy a request into a new draft (same document, recipients, options and placements).' })
   @Get('duplicateRef/:orgId/:refId')
   duplicate(@Auth() auth: AuthContext, @Param('refId') refId: string) {
-    return this.requests.duplicate(auth, refId);
+    return this.requestDrafts.duplicate(auth, refId);
   }
 
   @ApiOperation({ summary: 'Delete a draft, or cancel a sent request and remove it from the lists.' })
   @Get('deleteRef/:orgId/:refId')
   delete(@Auth() auth: AuthContext, @Param('refId') refId: string) {
-    return this.requests.delete(auth, refId);
+    return this.lifecycle.delete(auth, refId);
   }
 
   @ApiOperation({ summary: 'Send the invitation again with a new link (the old link stops working).' })
   @Get('resend_invite/:orgId/:refId/:order')
   resend(@Auth() auth: AuthContext, @Param('refId') refId: string, @Param('order') order: string) {
-    return this.requests.resendInvite(auth, refId, order);
+    return this.lifecycle.resendInvite(auth, refId, order);
   }
 }

@@ -3,7 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AppError } from '../../common/app-error';
 import { Auth, Public, type AuthContext } from '../../common/auth/auth-context';
-import { toRefId } from '../requests/requests.service';
+import { toRefId } from '../requests/request-repository';
 import { LinksService } from '../secrets/links.service';
 import { verificationPage } from './verification-page';
 import { atParam, VerificationService, type VerificationReport } from './verification.service';

@@ -10,7 +10,7 @@ import { renderPage, SIGNATURE_PNG } from '../../../../test/support/signing';
 import { inspectPdf } from '../../documents/pdf/inspect';
 import { placeBoxes } from '../../documents/pdf/placement';
 import { generateRootCa, issueOrganisationCa, issueSignerCertificate, loadIssuer } from '../pki/certificates';
-import { signedByLines } from '../seal.service';
+import { signedByLines } from '../signed-by';
 
 /** The words pdftotext finds on a page, with their boxes in PDF points from the page's top-left. */
 function words(pdf: Uint8Array, page: number): { text: string; x1: number; y1: number; x2: number; y2: number }[] {

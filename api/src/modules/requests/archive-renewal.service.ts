@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleI
 import { HttpAdapterHost } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { RequestMessages } from '@esign/contract';
-import { X509Certificate } from 'node:crypto';
 import { DataSource, LessThanOrEqual } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
@@ -10,19 +9,17 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
 import { JobsRunner } from '../jobs/jobs.runner';
 import { JobsService } from '../jobs/jobs.service';
-import { RequestEntity } from '../requests/request.entity';
-import { toRefId } from '../requests/requests.service';
+import { renewalTime } from '../signing/evidence/renewal';
+import { SigningEngine } from '../signing/pdf/engine';
 import { DocumentStorage } from '../storage/document-storage';
-import type { TimestampToken } from './evidence/timestamps';
-import { SigningEngine } from './pdf/engine';
+import { RequestEntity } from './request.entity';
+import { toRefId } from './request-repository';
 
 export const ARCHIVE_RENEW_JOB = 'archive.renew';
 const RENEW_KEY = 'archive.renew';
 const DAY_MS = 86_400_000;
 /** A batch per run; the job comes back at once while more are due. */
 const RENEW_BATCH = 20;
-/** Renew this long before the last archive timestamp's TSA certificate expires. */
-export const RENEW_BEFORE_DAYS = 90;
 
 export interface RenewOutcome {
   refId: number;
@@ -32,13 +29,6 @@ export interface RenewOutcome {
   archivedAt?: string;
   renewAt?: string | null;
   revocationGaps?: number;
-}
-
-/** When an archive must be renewed: RENEW_BEFORE_DAYS before its timestamp's TSA certificate expires. */
-export function renewalTime(timestamp: TimestampToken | null): Date | null {
-  const tsa = timestamp?.certificates[0];
-  if (!tsa) return null;
-  return new Date(new Date(new X509Certificate(tsa).validTo).getTime() - RENEW_BEFORE_DAYS * DAY_MS);
 }
 
 /**

@@ -1,13 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  Limits,
-  RequestMessages,
-  SigningMethod,
-  formatDateTime,
-  type SignatureLevel,
-  type SigningMethodCode,
-} from '@esign/contract';
+import { Limits, RequestMessages, SigningMethod, formatDateTime, type SignatureLevel } from '@esign/contract';
 import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
@@ -16,27 +9,34 @@ import { AuditService } from '../audit/audit.service';
 import type { AuditEventEntity } from '../audit/audit-event.entity';
 import type { JobContext } from '../jobs/job.types';
 import { JobsRunner } from '../jobs/jobs.runner';
-import { partyTransition } from '../requests/rules';
-import { PartyEntity } from '../requests/party.entity';
-import { RequestEntity } from '../requests/request.entity';
-import { RequestEvents } from '../requests/request-events';
-import { RequestsService, toRefId } from '../requests/requests.service';
 import { LEVEL_ACCEPTED_EVENT, MetricsService } from '../metrics/metrics.service';
+import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { LinksService } from '../secrets/links.service';
-import { DocumentStorage } from '../storage/document-storage';
-import type { CertificateEvent, CertificateParty, CompletionCertificateInput } from './pdf/completion-certificate';
-import { renewalTime } from './archive.service';
-import { TimestampUnavailableError, Timestamps } from './evidence/timestamps';
-import { ExternalSignatureEntity } from './external-signature.entity';
+import { renewalTime } from '../signing/evidence/renewal';
+import { TimestampUnavailableError, Timestamps } from '../signing/evidence/timestamps';
+import { ExternalSignatureEntity } from '../signing/external-signature.entity';
+import { partySignatureSpec } from '../signing/party-job';
+import type {
+  CertificateEvent,
+  CertificateParty,
+  CompletionCertificateInput,
+} from '../signing/pdf/completion-certificate';
 import {
   SigningEngine,
   levelRank,
   type ArchivedDocument,
   type FinishedSignature,
   type PreparedSignature,
-} from './pdf/engine';
-import type { OrganisationEntity } from '../organisations/organisation.entity';
-import { SealPkiService, type CertificateSummary } from './pki/seal-pki.service';
+} from '../signing/pdf/engine';
+import { SealPkiService, type CertificateSummary } from '../signing/pki/seal-pki.service';
+import { DocumentStorage } from '../storage/document-storage';
+import { PartyEntity } from './party.entity';
+import { partySignatureJob } from './party-signature-job';
+import { RequestEntity } from './request.entity';
+import { RequestEvents } from './request-events';
+import { RequestLifecycle } from './request-lifecycle.service';
+import { RequestRepository, toRefId } from './request-repository';
+import { partyTransition } from './rules';
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, type SealJobPayload } from './seal.queue';
 
 export interface SealOutcome {
@@ -51,26 +51,6 @@ export const ExternalMessages = {
   documentChangedDsc:
     'The document changed while your USB token was signing (another signer signed first). Please sign again.',
 } as const;
-
-const METHOD_NAMES: Record<SigningMethodCode, string> = {
-  [SigningMethod.Aadhaar]: 'Aadhaar eSign',
-  [SigningMethod.DSC]: 'DSC',
-  [SigningMethod.ESignature]: 'e-Signature',
-};
-
-/**
- * The visible signature's lines (issue 19), in the signer's first box: who, when (in the organisation's zone), how,
- * and which request.
- */
-export function signedByLines(
-  name: string,
-  at: Date,
-  method: SigningMethodCode,
-  refId: number,
-  timeZone: string,
-): string[] {
-  return [`Digitally signed by ${name}`, formatDateTime(at, timeZone), METHOD_NAMES[method], `Ref ID ${refId}`];
-}
 
 /**
  * The organisation's level (issue 19) as the seal job applies it: what each party's signature and the seal get
@@ -143,7 +123,8 @@ export class SealService implements OnModuleInit {
     private readonly audit: AuditService,
     private readonly pki: SealPkiService,
     private readonly engine: SigningEngine,
-    private readonly requests: RequestsService,
+    private readonly repo: RequestRepository,
+    private readonly lifecycle: RequestLifecycle,
     private readonly events: RequestEvents,
     private readonly links: LinksService,
     private readonly runner: JobsRunner,
@@ -209,11 +190,11 @@ export class SealService implements OnModuleInit {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
       if (!req || req.status !== 'in-progress') return outcome;
-      const parties = await this.requests.parties(this.db.manager, refId);
+      const parties = await this.repo.parties(this.db.manager, refId);
       const pending = parties
         .filter((p) => !p.observer && p.signatureSubmittedAt && p.status !== 'completed')
         .sort((a, b) => a.signatureSubmittedAt!.getTime() - b.signatureSubmittedAt!.getTime() || a.order - b.order);
-      const org = await this.requests.organisation(req.orgId);
+      const org = await this.repo.organisation(req.orgId);
       const policy = new LevelPolicy(org.signatureLevel, accept);
       if (pending.length) {
         if (await this.applyParty(req, org, pending[0], policy)) outcome.applied++;
@@ -247,25 +228,12 @@ export class SealService implements OnModuleInit {
       order: { createdAt: 'DESC' },
     });
     if (external) return this.applyExternal(req, org, party, external, policy);
-    const base = req.signedFileKey ?? req.fileKey;
+    const image = party.signatureKey ? await this.storage.get(party.signatureKey) : null;
+    const job = partySignatureJob(req, party, org, SigningMethod.ESignature, image);
+    const base = job.baseFileKey;
     const now = this.clock.now();
-    const prepared = await this.engine.prepareParty(
-      await this.storage.get(base),
-      {
-        boxes: party.boxes ?? [],
-        image: party.signatureKey ? await this.storage.get(party.signatureKey) : null,
-        text: party.signatureKind === 'typed' ? { value: party.name, italic: party.signatureStyle === 'italic' } : null,
-        signedBy: signedByLines(party.name, now, SigningMethod.ESignature, req.refId, org.timeZone),
-      },
-      {
-        fieldName: `esign_party_${party.order}`,
-        name: party.name,
-        reason: `Signed by ${party.name} with an electronic signature (Ref ID ${req.refId})`,
-        location: party.geo?.country ?? null,
-        contactInfo: party.email,
-        signingTime: now,
-      },
-    );
+    const { stamp, field } = partySignatureSpec(job, now);
+    const prepared = await this.engine.prepareParty(await this.storage.get(base), stamp, field);
     const { signer, certificate } = await this.pki.signerFor(org, party);
     const cms = await this.engine.signWith(prepared.digest, signer);
     const finished = await this.finish(req, party, prepared, cms, policy);
@@ -337,8 +305,8 @@ export class SealService implements OnModuleInit {
         { status: 'discarded', error: message, finishedAt: now },
       );
       if (!taken.affected) return false;
-      const fresh = await this.requests.lockRequest(manager, req.orgId, req.refId);
-      const me = (await this.requests.parties(manager, fresh.refId)).find((p) => p.id === party.id);
+      const fresh = await this.repo.lockRequest(manager, req.orgId, req.refId);
+      const me = (await this.repo.parties(manager, fresh.refId)).find((p) => p.id === party.id);
       if (!me) return false;
       me.status = partyTransition(me.status, 'fail') ?? me.status;
       me.failedAttempts += 1;
@@ -436,9 +404,9 @@ export class SealService implements OnModuleInit {
     evidence: Pick<FinishedSignature, 'level' | 'timestamp'>,
     ready: (party: PartyEntity) => boolean = () => true,
   ): Promise<boolean> {
-    const fresh = await this.requests.lockRequest(manager, req.orgId, req.refId);
+    const fresh = await this.repo.lockRequest(manager, req.orgId, req.refId);
     if (fresh.status !== 'in-progress' || (fresh.signedFileKey ?? fresh.fileKey) !== base) return false;
-    const parties = await this.requests.parties(manager, fresh.refId);
+    const parties = await this.repo.parties(manager, fresh.refId);
     const me = parties.find((p) => p.id === partyId);
     const to = me && ready(me) ? partyTransition(me.status, 'complete') : null;
     if (!me || !to) return false;
@@ -474,18 +442,7 @@ export class SealService implements OnModuleInit {
       },
       'system',
     );
-    await this.events.signed(manager, fresh, me);
-    if (fresh.checkOrder) {
-      const next = parties.find((p) => !p.observer && p.status === 'waiting');
-      if (next)
-        await this.requests.invite(
-          manager,
-          await this.requests.organisation(fresh.orgId, manager),
-          fresh,
-          next,
-          'system',
-        );
-    }
+    await this.lifecycle.partySigned(manager, fresh, parties, me);
     return true;
   }
 
@@ -542,9 +499,9 @@ export class SealService implements OnModuleInit {
     const renewAt = archive?.timestamp ? renewalTime(archive.timestamp) : null;
 
     const done = await this.db.transaction(async (manager) => {
-      const fresh = await this.requests.lockRequest(manager, req.orgId, req.refId);
+      const fresh = await this.repo.lockRequest(manager, req.orgId, req.refId);
       if (fresh.status !== 'in-progress' || (fresh.signedFileKey ?? fresh.fileKey) !== base) return false;
-      const all = await this.requests.parties(manager, fresh.refId);
+      const all = await this.repo.parties(manager, fresh.refId);
       for (const p of all) {
         if (!p.observer) continue;
         const to = partyTransition(p.status, 'complete');

@@ -9,7 +9,7 @@ import {
   type UploadResponse,
 } from '@esign/contract';
 import { randomInt, randomUUID } from 'node:crypto';
-import { DataSource, In, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppError } from '../../common/app-error';
 import type { JsonValue } from '../../database/columns';
@@ -20,13 +20,12 @@ import { AuditService } from '../audit/audit.service';
 import { inspectPdf, type InspectedPdf } from '../documents/pdf/inspect';
 import { fromRuns } from '../documents/pdf/pageRuns';
 import { placeBoxes } from '../documents/pdf/placement';
-import { OrganisationEntity } from '../organisations/organisation.entity';
 import { DocumentStorage } from '../storage/document-storage';
 import { LinksService } from '../secrets/links.service';
 import { PartyEntity } from './party.entity';
 import { parseBoolean, validateOptions, validateRecipients, type ValidRecipient } from './recipients';
 import { RequestEntity } from './request.entity';
-import { RequestEvents } from './request-events';
+import { RequestRepository, toRefId } from './request-repository';
 
 /** Where a new request's document and first placements come from when it is started from a template. */
 export interface PreparedDocument {
@@ -37,12 +36,6 @@ export interface PreparedDocument {
   signerBoxes?: Array<Pick<PartyEntity, 'boxes' | 'pageNo'> | undefined>;
 }
 
-/** Pessimistic row locks exist on MySQL/MariaDB; SQLite serialises writers anyway. */
-export function lockFor(manager: EntityManager): { lock?: { mode: 'pessimistic_write' } } {
-  return manager.connection.options.type === 'better-sqlite3' ? {} : { lock: { mode: 'pessimistic_write' } };
-}
-
-const MIN_RESEND_SECONDS = 60;
 const CLIENT_REFERENCE_MAX = 100;
 
 /** A party's recipient-side state before anything happened on its link (new requests and duplicates). */
@@ -73,31 +66,25 @@ export const FRESH_RECIPIENT_STATE = {
 } satisfies Partial<PartyEntity>;
 
 /**
- * The staff side of a request's life: upload (a draft with parties SAVED), save placements, process (submit and
- * invite), duplicate, delete (cancel), resend. Every change runs in one transaction with its audit events, the jobs
- * and messages it causes and the webhook deliveries.
+ * A request before it is sent, as staff make it: upload (a draft with parties SAVED, from a file or a template), edit
+ * the draft, save placements, duplicate, and the draft's reference for editing. Every change runs in one transaction
+ * with its audit events.
  */
 @Injectable()
-export class RequestsService {
+export class RequestDrafts {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly storage: DocumentStorage,
     private readonly clock: Clock,
     private readonly audit: AuditService,
     private readonly links: LinksService,
-    private readonly events: RequestEvents,
+    private readonly repo: RequestRepository,
   ) {}
 
   /** POST /v1/onboard/checkDocument: the file checks of upload, nothing stored. */
   async checkDocument(file: UploadedFile | undefined): Promise<InspectedPdf> {
     if (!file) throw new AppError('VALIDATION_FAILED', RequestMessages.fileRequired);
     return inspectPdf({ bytes: file.bytes, filename: file.filename, mimeType: file.mimeType });
-  }
-
-  async organisation(orgId: string, manager: EntityManager = this.db.manager): Promise<OrganisationEntity> {
-    const org = await manager.findOneBy(OrganisationEntity, { id: orgId });
-    if (!org) throw new AppError('NOT_FOUND', `No organisation '${orgId}'.`);
-    return org;
   }
 
   /** POST /v1/upload. Everything is checked before anything is written; the request is created whole or not at all. */
@@ -107,7 +94,7 @@ export class RequestsService {
     file: UploadedFile | undefined,
     prepare?: (recipients: ValidRecipient[]) => Promise<PreparedDocument>,
   ): Promise<UploadResponse> {
-    const org = await this.organisation(auth.orgId);
+    const org = await this.repo.organisation(auth.orgId);
     const recipients = validateRecipients(body.data, org.signatureTypes);
     const options = validateOptions(body);
     const editing = body.refId === undefined || body.refId === '' ? null : toRefId(body.refId);
@@ -203,7 +190,7 @@ export class RequestsService {
             recipients: parties.length,
           },
         });
-        return { req, parties: await this.parties(manager, refId) };
+        return { req, parties: await this.repo.parties(manager, refId) };
       });
     } catch (err) {
       // Two uploads with the same reference at once: the unique index lets one in; the other answers the winner's.
@@ -238,9 +225,9 @@ export class RequestsService {
     const file = prepared ? await this.storage.put(prepared.inspected.bytes) : null;
     const now = this.clock.now();
     const result = await this.db.transaction(async (manager) => {
-      const req = await this.lockRequest(manager, auth.orgId, refId);
+      const req = await this.repo.lockRequest(manager, auth.orgId, refId);
       if (!req.isDraft) throw new AppError('CONFLICT', RequestMessages.notADraft);
-      const before = await this.parties(manager, req.refId);
+      const before = await this.repo.parties(manager, req.refId);
       if (prepared && file) {
         Object.assign(req, {
           filename: prepared.filename,
@@ -283,7 +270,7 @@ export class RequestsService {
       await manager.insert(PartyEntity, parties as QueryDeepPartialEntity<PartyEntity>[]);
       // Not the inserted objects: after a multi-row insert TypeORM reads back the columns that have defaults and
       // assigns them by position, while its read-back comes in id order, so they can land on the wrong party.
-      const stored = await this.parties(manager, req.refId);
+      const stored = await this.repo.parties(manager, req.refId);
       await this.audit.record(manager, {
         orgId: auth.orgId,
         refId: req.refId,
@@ -308,7 +295,7 @@ export class RequestsService {
   private async byClientReference(auth: AuthContext, clientReference: string): Promise<UploadResponse | null> {
     const req = await this.db.manager.findOneBy(RequestEntity, { orgId: auth.orgId, clientReference });
     if (!req) return null;
-    const parties = await this.parties(this.db.manager, req.refId);
+    const parties = await this.repo.parties(this.db.manager, req.refId);
     const first = req.geometry[0];
     return {
       code: 200,
@@ -354,27 +341,12 @@ export class RequestsService {
     }
   }
 
-  /** The request of this organisation, locked for the rest of the transaction on engines with row locks. */
-  async lockRequest(manager: EntityManager, orgId: string, refId: unknown, lock = true): Promise<RequestEntity> {
-    const id = toRefId(refId);
-    const req =
-      id === null
-        ? null
-        : await manager.findOne(RequestEntity, { where: { orgId, refId: id }, ...(lock ? lockFor(manager) : {}) });
-    if (!req || req.deletedAt) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
-    return req;
-  }
-
-  parties(manager: EntityManager, refId: number): Promise<PartyEntity[]> {
-    return manager.find(PartyEntity, { where: { refId }, order: { order: 'ASC' } });
-  }
-
   /** POST /v1/save: stores each signer's placement on the real pages. */
   async save(auth: AuthContext, data: unknown): Promise<{ code: 200; message: string }> {
     const entries = parsePlacements(data);
     await this.db.transaction(async (manager) => {
       for (const [refId, list] of groupByRef(entries)) {
-        const req = await this.lockRequest(manager, auth.orgId, refId);
+        const req = await this.repo.lockRequest(manager, auth.orgId, refId);
         if (!req.isDraft) throw new AppError('CONFLICT', RequestMessages.notADraft);
         await this.applyPlacements(manager, auth, req, list);
       }
@@ -382,13 +354,14 @@ export class RequestsService {
     return { code: 200, message: RequestMessages.saved };
   }
 
-  private async applyPlacements(
+  /** Saves placements on a draft in the caller's transaction (POST /v1/save, and /v1/process with placements). */
+  async applyPlacements(
     manager: EntityManager,
     auth: AuthContext,
     req: RequestEntity,
     entries: PlacementInput[],
   ): Promise<void> {
-    const parties = await this.parties(manager, req.refId);
+    const parties = await this.repo.parties(manager, req.refId);
     const now = this.clock.now();
     const saved: number[] = [];
     for (const entry of entries) {
@@ -422,130 +395,10 @@ export class RequestsService {
     });
   }
 
-  /**
-   * POST /v1/process: saves any placements sent, then submits each draft named: invites the first signer
-   * (sequential) or every signer (parallel). Processing a request already sent changes nothing (a double click).
-   */
-  async process(auth: AuthContext, data: unknown): Promise<{ code: 200; message: string }> {
-    const entries = parsePlacements(data);
-    await this.db.transaction(async (manager) => {
-      const org = await this.organisation(auth.orgId, manager);
-      for (const [refId, list] of groupByRef(entries)) {
-        const req = await this.lockRequest(manager, auth.orgId, refId);
-        if (!req.isDraft) continue;
-        const hasPlacement = list.some(
-          (e) => e.rectangle !== undefined || e.pageNo !== undefined || e.apply_all !== undefined,
-        );
-        if (hasPlacement) await this.applyPlacements(manager, auth, req, list);
-        await this.submit(manager, auth, org, req);
-      }
-    });
-    return { code: 200, message: RequestMessages.processed };
-  }
-
-  private async submit(manager: EntityManager, auth: AuthContext, org: OrganisationEntity, req: RequestEntity) {
-    const now = this.clock.now();
-    const parties = await this.parties(manager, req.refId);
-    for (const p of parties) {
-      // A signer whose box was never placed signs at the default place: bottom-left of page 1.
-      if (!p.observer && !p.boxes?.length) {
-        p.pageNo = [1];
-        p.rectangle = DEFAULT_RECTANGLE;
-        p.boxes = placeBoxes({
-          rectangle: DEFAULT_RECTANGLE,
-          pageNo: [1],
-          applyAll: false,
-          totalPages: req.totalPages,
-          geometry: req.geometry,
-        });
-      }
-    }
-    req.status = 'in-progress';
-    req.isDraft = false;
-    req.submittedAt = now;
-    // Listed by the time it was sent, so newest first holds for a draft submitted long after its upload.
-    req.listedAt = now;
-    req.expiresAt = new Date(now.getTime() + org.requestExpiryDays * 86_400_000);
-    req.updatedAt = now;
-    await manager.save(RequestEntity, req);
-    await this.audit.record(manager, {
-      orgId: req.orgId,
-      refId: req.refId,
-      type: 'request.submitted',
-      actor: actorOf(auth),
-      data: { checkOrder: req.checkOrder, otpRequired: req.otpRequired, expiresAt: req.expiresAt.toISOString() },
-    });
-    const signers = parties.filter((p) => !p.observer);
-    const first = signers[0];
-    for (const p of parties) {
-      p.updatedAt = now;
-      if (p.observer || (req.checkOrder && p !== first)) {
-        p.status = 'waiting';
-        await manager.save(PartyEntity, p);
-      }
-    }
-    for (const p of req.checkOrder ? [first] : signers) await this.invite(manager, org, req, p, actorOf(auth));
-    await this.events.submitted(manager, org, req, parties);
-  }
-
-  /** Gives the party a fresh link (the previous one dies) and sends the invitation. */
-  async invite(
-    manager: EntityManager,
-    org: OrganisationEntity,
-    req: RequestEntity,
-    party: PartyEntity,
-    actor: string,
-    resend = false,
-  ): Promise<void> {
-    const now = this.clock.now();
-    const nonce = this.links.newNonce();
-    party.tokenNonce = nonce;
-    party.tokenHash = this.links.tokenHash(await this.links.partyToken(nonce));
-    party.status = 'in-progress';
-    party.invitedAt = now;
-    party.updatedAt = now;
-    await manager.save(PartyEntity, party);
-    const signUrl = (await this.links.signUrl(req.orgId, req.refId, party.order, nonce)) as string;
-    await this.audit.record(manager, {
-      orgId: req.orgId,
-      refId: req.refId,
-      partyOrder: party.order,
-      type: resend ? 'party.reinvited' : 'party.invited',
-      actor,
-      data: { email: party.email, phoneNumber: party.phoneNumber },
-    });
-    await this.events.invited(manager, org, req, party, signUrl, resend);
-  }
-
-  /** GET /v1/resend_invite/{orgId}/{refId}/{order}: only for a party in progress; a new link, the old one dead. */
-  async resendInvite(auth: AuthContext, refId: unknown, order: unknown): Promise<{ code: 200; message: string }> {
-    await this.db.transaction(async (manager) => {
-      const org = await this.organisation(auth.orgId, manager);
-      const req = await this.lockRequest(manager, auth.orgId, refId);
-      const party = (await this.parties(manager, req.refId)).find((p) => p.order === Number(order));
-      if (!party) throw new AppError('NOT_FOUND', RequestMessages.partyNotFound);
-      if (req.status !== 'in-progress' || party.status !== 'in-progress')
-        throw new AppError('CONFLICT', RequestMessages.notInProgress);
-      const since = party.invitedAt ? (this.clock.now().getTime() - party.invitedAt.getTime()) / 1000 : Infinity;
-      if (since < MIN_RESEND_SECONDS) {
-        const wait = Math.ceil(MIN_RESEND_SECONDS - since);
-        throw new AppError(
-          'TOO_MANY_ATTEMPTS',
-          `The invite was just sent. Please wait ${wait} seconds before resending it.`,
-          {
-            'Retry-After': String(wait),
-          },
-        );
-      }
-      await this.invite(manager, org, req, party, actorOf(auth), true);
-    });
-    return { code: 200, message: RequestMessages.inviteSent };
-  }
-
   /** GET /v1/duplicateRef: a new draft with the same document, recipients, options and placements. */
   async duplicate(auth: AuthContext, refId: unknown): Promise<{ code: 200; message: string; refId: number }> {
-    const source = await this.lockRequest(this.db.manager, auth.orgId, refId, false);
-    const sourceParties = await this.parties(this.db.manager, source.refId);
+    const source = await this.repo.lockRequest(this.db.manager, auth.orgId, refId, false);
+    const sourceParties = await this.repo.parties(this.db.manager, source.refId);
     const now = this.clock.now();
     const copy = await this.withNewRefId(async (manager, newRefId) => {
       const req = manager.create(RequestEntity, {
@@ -595,45 +448,10 @@ export class RequestsService {
     return { code: 200, message: RequestMessages.duplicated, refId: copy.refId };
   }
 
-  /**
-   * GET /v1/deleteRef: a draft is deleted; a request already sent is cancelled (links dead, reminders stopped,
-   * parties told by webhook) and leaves the lists. Its audit trail and documents stay.
-   */
-  async delete(auth: AuthContext, refId: unknown): Promise<{ code: 200; message: string }> {
-    await this.db.transaction(async (manager) => {
-      const req = await this.lockRequest(manager, auth.orgId, refId);
-      const now = this.clock.now();
-      const wasOpen = req.status === 'in-progress';
-      if (wasOpen) {
-        req.status = 'cancelled';
-        const parties = await this.parties(manager, req.refId);
-        for (const p of parties) {
-          if (p.status === 'completed' || p.status === 'rejected') continue;
-          // The link stays known so the signer page can say 'Your eSign request has been cancelled.'; the request's
-          // status refuses every action and the reference call shows no document or personal data.
-          p.status = 'cancelled';
-          p.updatedAt = now;
-          await manager.save(PartyEntity, p);
-        }
-      }
-      req.deletedAt = now;
-      req.updatedAt = now;
-      await manager.save(RequestEntity, req);
-      await this.audit.record(manager, {
-        orgId: auth.orgId,
-        refId: req.refId,
-        type: wasOpen ? 'request.cancelled' : 'request.deleted',
-        actor: actorOf(auth),
-      });
-      await this.events.deleted(manager, req);
-    });
-    return { code: 200, message: RequestMessages.deleted };
-  }
-
   /** GET /v1/reference/{orgId}/{refId}: a draft's parties for editing. */
   async draftReference(auth: AuthContext, refId: unknown): Promise<DraftReference[]> {
-    const req = await this.lockRequest(this.db.manager, auth.orgId, refId, false);
-    const parties = await this.parties(this.db.manager, req.refId);
+    const req = await this.repo.lockRequest(this.db.manager, auth.orgId, refId, false);
+    const parties = await this.repo.parties(this.db.manager, req.refId);
     const uploadUrl = await this.links.documentUrl(req.orgId, req.refId, 'original');
     const firstHeight = req.geometry[0] ? displayedHeight(req.geometry[0]) : 0;
     return parties.map((p) => ({
@@ -658,128 +476,8 @@ export class RequestsService {
       pdfheight: firstHeight,
     }));
   }
-
-  /** The stored document of a request, for a verified document link. */
-  async document(
-    orgId: string,
-    refId: number,
-    kind: 'original' | 'signed',
-  ): Promise<{ bytes: Buffer; filename: string }> {
-    const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
-    const key = req && (kind === 'original' ? req.fileKey : req.signedFileKey);
-    if (!req || !key) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
-    return { bytes: await this.storage.get(key), filename: req.filename };
-  }
-
-  /**
-   * The stored document of a request as a stream, for a verified document link: NOT_FOUND before any byte; the size
-   * is known for the original (the signed file's is not kept).
-   */
-  async documentStream(
-    orgId: string,
-    refId: number,
-    kind: 'original' | 'signed',
-  ): Promise<{ stream: Awaited<ReturnType<DocumentStorage['stream']>>; filename: string; size?: number }> {
-    const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
-    const key = req && (kind === 'original' ? req.fileKey : req.signedFileKey);
-    if (!req || !key) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
-    const stream = await this.storage.stream(key);
-    return { stream, filename: req.filename, ...(kind === 'original' ? { size: req.fileSize } : {}) };
-  }
-
-  /** Reminder job: reminds every invited party still pending, and schedules the next one. */
-  async remind(orgId: string, refId: number): Promise<number> {
-    return this.db.transaction(async (manager) => {
-      const req = await manager.findOne(RequestEntity, { where: { orgId, refId }, ...lockFor(manager) });
-      if (!req || req.deletedAt || req.status !== 'in-progress' || !req.reminder || !req.reminderDuration) return 0;
-      const org = await this.organisation(orgId, manager);
-      const now = this.clock.now();
-      // A party whose signature is submitted and waits for its seal (status still 'signing') has nothing left to do.
-      const pending = (await this.parties(manager, refId)).filter(
-        (p) =>
-          !p.observer && !p.signatureSubmittedAt && ['in-progress', 'opened', 'signing', 'failed'].includes(p.status),
-      );
-      for (const p of pending) {
-        p.remindedAt = now;
-        p.updatedAt = now;
-        await manager.save(PartyEntity, p);
-        const signUrl = (await this.links.signUrl(orgId, refId, p.order, p.tokenNonce)) as string;
-        await this.audit.record(manager, {
-          orgId,
-          refId,
-          partyOrder: p.order,
-          type: 'party.reminded',
-          actor: 'system',
-        });
-        await this.events.reminded(manager, org, req, p, signUrl);
-      }
-      await this.events.scheduleReminder(manager, req, now);
-      return pending.length;
-    });
-  }
-
-  /** Expiry job: ends a request still in progress at its expiry and tells the parties still pending. */
-  async expire(orgId: string, refId: number): Promise<boolean> {
-    return this.db.transaction(async (manager) => {
-      const req = await manager.findOne(RequestEntity, { where: { orgId, refId }, ...lockFor(manager) });
-      const now = this.clock.now();
-      if (!req || req.status !== 'in-progress' || !req.expiresAt) return false;
-      if (req.expiresAt.getTime() > now.getTime()) {
-        await this.events.scheduleExpiry(manager, req);
-        return false;
-      }
-      const org = await this.organisation(orgId, manager);
-      req.status = 'expired';
-      req.updatedAt = now;
-      await manager.save(RequestEntity, req);
-      const parties = await this.parties(manager, refId);
-      const pending: PartyEntity[] = [];
-      for (const p of parties) {
-        if (p.status === 'completed' || p.status === 'rejected') continue;
-        if (!p.observer && p.status !== 'waiting') pending.push(p);
-        // As for cancelling: the link only shows 'The signature request has expired.' from now on.
-        p.status = 'expired';
-        p.updatedAt = now;
-        await manager.save(PartyEntity, p);
-      }
-      await this.audit.record(manager, { orgId, refId, type: 'request.expired', actor: 'system' });
-      await this.events.expired(manager, org, req, pending);
-      return true;
-    });
-  }
-
-  /** The lists' view of the parties of these requests (not their whole records), in signing order. */
-  async partiesOf(refIds: number[]): Promise<Map<number, PartyEntity[]>> {
-    const map = new Map<number, PartyEntity[]>();
-    if (!refIds.length) return map;
-    // The columns the lists show (of some 40: a party's whole record is 25 µs a row to read and hydrate).
-    const rows = await this.db.manager.find(PartyEntity, {
-      select: {
-        id: true,
-        refId: true,
-        order: true,
-        name: true,
-        email: true,
-        phoneNumber: true,
-        observer: true,
-        signatureType: true,
-        status: true,
-        tokenHash: true,
-        tokenNonce: true,
-        signMethod: true,
-        signedAt: true,
-        rejectedAt: true,
-        rejectRemark: true,
-      },
-      where: { refId: In(refIds) },
-      order: { order: 'ASC' },
-    });
-    for (const p of rows) map.set(p.refId, [...(map.get(p.refId) ?? []), p]);
-    return map;
-  }
 }
 
-/** The height a viewer shows a page at: its crop box, turned by its rotation. */
 const isUniqueViolation = (err: unknown): boolean =>
   /UNIQUE constraint|Duplicate entry|ER_DUP_ENTRY/i.test(String((err as Error)?.message));
 
@@ -792,13 +490,9 @@ export function clientReferenceOf(value: unknown): string | null {
   return text;
 }
 
+/** The height a viewer shows a page at: its crop box, turned by its rotation. */
 function displayedHeight(g: { cropBox: [number, number, number, number]; rotation: number }): number {
   return g.rotation % 180 === 0 ? g.cropBox[3] : g.cropBox[2];
-}
-
-export function toRefId(value: unknown): number | null {
-  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-  return /^\d{1,15}$/.test(text) ? Number(text) : null;
 }
 
 function toPageList(value: unknown): number[] {
@@ -811,7 +505,8 @@ function toPageList(value: unknown): number[] {
   });
 }
 
-function parsePlacements(data: unknown): PlacementInput[] {
+/** The placements of POST /v1/save and /v1/process (`data`: JSON text, one entry or a list). */
+export function parsePlacements(data: unknown): PlacementInput[] {
   let list = data;
   if (typeof data === 'string') {
     try {
@@ -835,7 +530,8 @@ function parsePlacements(data: unknown): PlacementInput[] {
   return list as PlacementInput[];
 }
 
-function groupByRef(entries: PlacementInput[]): Map<number, PlacementInput[]> {
+/** Placements by Ref ID, in the order given. */
+export function groupByRef(entries: PlacementInput[]): Map<number, PlacementInput[]> {
   const map = new Map<number, PlacementInput[]>();
   for (const e of entries) {
     const id = toRefId(e.refId) as number;
