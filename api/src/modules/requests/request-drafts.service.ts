@@ -65,6 +65,75 @@ export const FRESH_RECIPIENT_STATE = {
   signCertificate: null,
 } satisfies Partial<PartyEntity>;
 
+/** A new draft's state (an upload, a duplicate): nothing sent, signed, sealed or deleted. */
+const FRESH_DRAFT_STATE = {
+  status: 'draft',
+  isDraft: true,
+  signersDone: 0,
+  submittedAt: null,
+  expiresAt: null,
+  completedAt: null,
+  signedFileKey: null,
+  sealError: null,
+  sealFailedAt: null,
+  deletedAt: null,
+} satisfies Partial<RequestEntity>;
+
+/** Where a party's signature goes, as staff placed it (or a template did). */
+type Placement = Pick<PartyEntity, 'pageNo' | 'applyAll' | 'rectangle' | 'dragCoord' | 'boxes'>;
+
+const placementOf = (p: Placement): Placement => ({
+  pageNo: p.pageNo,
+  applyAll: p.applyAll,
+  rectangle: p.rectangle,
+  dragCoord: p.dragCoord,
+  boxes: p.boxes,
+});
+
+/** Each recipient's placement from the template's signature fields (by signer position), or none. */
+function templatePlacements(recipients: ValidRecipient[], prepared: PreparedDocument | null): Placement[] {
+  let signerIndex = 0;
+  return recipients.map((r) => {
+    const fromTemplate = r.observer ? undefined : prepared?.signerBoxes?.[signerIndex++];
+    return {
+      pageNo: fromTemplate?.pageNo ?? null,
+      applyAll: false,
+      rectangle: null,
+      dragCoord: null,
+      boxes: fromTemplate?.boxes ?? null,
+    };
+  });
+}
+
+/** The recipients as new parties (SAVED, in their order), each at the placement given for its index. */
+function newParties(
+  manager: EntityManager,
+  orgId: string,
+  refId: number,
+  recipients: ValidRecipient[],
+  now: Date,
+  placement: (index: number, recipient: ValidRecipient) => Placement,
+): PartyEntity[] {
+  return recipients.map((r, i) =>
+    manager.create(PartyEntity, {
+      id: randomUUID(),
+      refId,
+      orgId,
+      order: i + 1,
+      name: r.name,
+      email: r.email,
+      phoneNumber: r.phoneNumber,
+      observer: r.observer,
+      signatureType: r.signatureType,
+      status: 'saved',
+      ...FRESH_RECIPIENT_STATE,
+      ...placement(i, r),
+      createdAt: now,
+      updatedAt: now,
+    }),
+  );
+}
+
 /**
  * A request before it is sent, as staff make it: upload (a draft with parties SAVED, from a file or a template), edit
  * the draft, save placements, duplicate, and the draft's reference for editing. Every change runs in one transaction
@@ -132,49 +201,18 @@ export class RequestDrafts {
           totalPages: inspected.totalPages,
           geometry: inspected.geometry,
           ...options,
-          status: 'draft',
-          isDraft: true,
+          ...FRESH_DRAFT_STATE,
           signersTotal: recipients.filter((r) => !r.observer).length,
-          signersDone: 0,
           templateId: prepared.templateId,
           createdBy: auth.userId ?? auth.keyId,
-          submittedAt: null,
           // Not listed until its placement is saved (see RequestEntity.listedAt and UnsavedDrafts).
           listedAt: null,
-          expiresAt: null,
-          completedAt: null,
-          signedFileKey: null,
-          sealError: null,
-          sealFailedAt: null,
-          deletedAt: null,
           createdAt: now,
           updatedAt: now,
         });
         await manager.insert(RequestEntity, req);
-        let signerIndex = 0;
-        const parties = recipients.map((r, i) => {
-          const fromTemplate = r.observer ? undefined : prepared.signerBoxes?.[signerIndex++];
-          return manager.create(PartyEntity, {
-            id: randomUUID(),
-            refId,
-            orgId: auth.orgId,
-            order: i + 1,
-            name: r.name,
-            email: r.email,
-            phoneNumber: r.phoneNumber,
-            observer: r.observer,
-            signatureType: r.signatureType,
-            status: 'saved',
-            ...FRESH_RECIPIENT_STATE,
-            pageNo: fromTemplate?.pageNo ?? null,
-            applyAll: false,
-            rectangle: null,
-            dragCoord: null,
-            boxes: fromTemplate?.boxes ?? null,
-            createdAt: now,
-            updatedAt: now,
-          });
-        });
+        const fromTemplate = templatePlacements(recipients, prepared);
+        const parties = newParties(manager, auth.orgId, refId, recipients, now, (i) => fromTemplate[i]);
         await manager.insert(PartyEntity, parties as QueryDeepPartialEntity<PartyEntity>[]);
         await this.audit.record(manager, {
           orgId: auth.orgId,
@@ -241,31 +279,11 @@ export class RequestDrafts {
       Object.assign(req, options, { signersTotal: recipients.filter((r) => !r.observer).length, updatedAt: now });
       await manager.save(RequestEntity, req);
       await manager.delete(PartyEntity, { refId: req.refId });
-      let signerIndex = 0;
-      const parties = recipients.map((r, i) => {
+      const fromTemplate = templatePlacements(recipients, prepared);
+      const parties = newParties(manager, auth.orgId, req.refId, recipients, now, (i, r) => {
         const old = before.find((p) => p.order === i + 1);
-        const fromTemplate = r.observer ? undefined : prepared?.signerBoxes?.[signerIndex++];
-        const keep = !prepared && old && !old.observer && !r.observer;
-        return manager.create(PartyEntity, {
-          id: randomUUID(),
-          refId: req.refId,
-          orgId: auth.orgId,
-          order: i + 1,
-          name: r.name,
-          email: r.email,
-          phoneNumber: r.phoneNumber,
-          observer: r.observer,
-          signatureType: r.signatureType,
-          status: 'saved',
-          ...FRESH_RECIPIENT_STATE,
-          pageNo: keep ? old.pageNo : (fromTemplate?.pageNo ?? null),
-          applyAll: keep ? old.applyAll : false,
-          rectangle: keep ? old.rectangle : null,
-          dragCoord: keep ? old.dragCoord : null,
-          boxes: keep ? old.boxes : (fromTemplate?.boxes ?? null),
-          createdAt: now,
-          updatedAt: now,
-        });
+        // A signer who stays a signer at the same order keeps their placement unless the document changed.
+        return !prepared && old && !old.observer && !r.observer ? placementOf(old) : fromTemplate[i];
       });
       await manager.insert(PartyEntity, parties as QueryDeepPartialEntity<PartyEntity>[]);
       // Not the inserted objects: after a multi-row insert TypeORM reads back the columns that have defaults and
@@ -404,20 +422,11 @@ export class RequestDrafts {
       const req = manager.create(RequestEntity, {
         ...source,
         refId: newRefId,
-        status: 'draft',
-        isDraft: true,
-        signersDone: 0,
+        ...FRESH_DRAFT_STATE,
         createdBy: auth.userId ?? auth.keyId,
-        submittedAt: null,
         // The copy is a whole draft (its placements copied): listed at once, first among the drafts.
         listedAt: now,
         clientReference: null,
-        expiresAt: null,
-        completedAt: null,
-        signedFileKey: null,
-        sealError: null,
-        sealFailedAt: null,
-        deletedAt: null,
         createdAt: now,
         updatedAt: now,
       });
