@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG } from '../../config/app-config';
-import { JobsModule } from '../jobs/jobs.module';
 import { DevelopmentTsa } from './evidence/development-tsa';
 import { PkiRevocation } from './evidence/pki-revocation';
 import { Revocation } from './evidence/revocation';
@@ -24,7 +23,6 @@ import { SealPkiService } from './pki/seal-pki.service';
  * requests/archive-renewal.service.ts), and it takes a typed job (party-job.ts).
  */
 @Module({
-  imports: [JobsModule],
   controllers: [PkiController, TsaController],
   providers: [
     PkiRegistry,
