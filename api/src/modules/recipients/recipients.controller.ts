@@ -5,7 +5,9 @@ import type { Request } from 'express';
 import { uploadedFile } from '../../common/uploaded-file';
 import { LivenessService } from './liveness.service';
 import { SignerOtpService } from './signer-otp.service';
+import { RecipientSigning } from './recipient-signing.service';
 import { RecipientsService } from './recipients.service';
+import { SignerChecks } from './signer-checks.service';
 import { Signer, SignerRoute, type SignerContext } from './signer-link.guard';
 
 const ipOf = (req: Request): string | null => req.ip ?? req.socket.remoteAddress ?? null;
@@ -19,6 +21,8 @@ const ipOf = (req: Request): string | null => req.ip ?? req.socket.remoteAddress
 export class RecipientsController {
   constructor(
     private readonly recipients: RecipientsService,
+    private readonly checks: SignerChecks,
+    private readonly signing: RecipientSigning,
     private readonly otp: SignerOtpService,
     private readonly liveness: LivenessService,
   ) {}
@@ -35,7 +39,7 @@ export class RecipientsController {
   @Post('dscToken/:orgId/:requestId')
   @HttpCode(200)
   dscToken(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
-    return this.recipients.dscToken(signer, body ?? {}, ipOf(req));
+    return this.signing.dscToken(signer, body ?? {}, ipOf(req));
   }
 
   @SignerRoute()
@@ -45,7 +49,7 @@ export class RecipientsController {
   })
   @Get('aadhaar_discrepancy_check/:requestId')
   discrepancy(@Signer() signer: SignerContext) {
-    return this.recipients.discrepancy(signer);
+    return this.signing.discrepancy(signer);
   }
 
   @SignerRoute()
@@ -74,14 +78,14 @@ export class RecipientsController {
   @Post('signer_details/:orgId/:refId/:orderNo')
   @HttpCode(200)
   signerDetails(@Signer() signer: SignerContext, @Body() body: SignerDetailsInput, @Req() req: Request) {
-    return this.recipients.signerDetails(signer, body ?? {}, ipOf(req), req.headers['user-agent']);
+    return this.checks.signerDetails(signer, body ?? {}, ipOf(req), req.headers['user-agent']);
   }
 
   @SignerRoute()
   @ApiOperation({ summary: "Whether the organisation asks for the signer's location." })
   @Get('location_required/:orgId')
   locationRequired(@Signer() signer: SignerContext) {
-    return this.recipients.locationRequired(signer);
+    return this.checks.locationRequired(signer);
   }
 
   @SignerRoute({ session: true })
@@ -89,14 +93,14 @@ export class RecipientsController {
   @Post('get_location')
   @HttpCode(200)
   getLocation(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
-    return this.recipients.getLocation(signer, body ?? {}, ipOf(req));
+    return this.checks.getLocation(signer, body ?? {}, ipOf(req));
   }
 
   @SignerRoute()
   @ApiOperation({ summary: "The organisation's live video setting and threshold." })
   @Get('video_org_status/:orgId')
   videoOrgStatus(@Signer() signer: SignerContext) {
-    return this.recipients.videoOrgStatus(signer);
+    return this.checks.videoOrgStatus(signer);
   }
 
   @SignerRoute({ session: true })
@@ -114,7 +118,7 @@ export class RecipientsController {
   @ApiOperation({ summary: 'Start signing with a method (?method=0 Aadhaar, 1 DSC, 2 e-Signature).' })
   @Get('init/:orgId/:requestId')
   init(@Signer() signer: SignerContext, @Query('method') method: unknown, @Req() req: Request) {
-    return this.recipients.init(signer, method, ipOf(req));
+    return this.signing.init(signer, method, ipOf(req));
   }
 
   @SignerRoute({ session: true })
@@ -128,7 +132,7 @@ export class RecipientsController {
   esignature(@Signer() signer: SignerContext, @Req() req: Request) {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const file = uploadedFile(req);
-    return this.recipients.esignature(
+    return this.signing.esignature(
       signer,
       {
         kind: body.kind,

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { FlagText } from '@esign/contract';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppError } from '../../common/app-error';
+import type { OrganisationEntity } from '../organisations/organisation.entity';
+import { RequestRepository } from '../requests/request-repository';
+import type { RulePolicy } from '../requests/rules';
+import { loadSigner, type Loaded, type SignerContext } from './signer-link.guard';
+
+export const flag = (value: boolean): FlagText => (value ? 'true' : 'false');
+export const refused = (message: string) => new AppError('SIGNING_REFUSED', message);
+
+/** The organisation's options the signing rules read. */
+export function policyOf(org: OrganisationEntity): RulePolicy {
+  return {
+    dscDownloadUrl: org.dscDownloadUrl,
+    locationCapture: org.locationCapture,
+    faceCapture: org.faceCapture,
+    aadhaarFaceCapture: org.aadhaarFaceCapture,
+    esignatureFaceCapture: org.esignatureFaceCapture,
+    liveVideo: org.liveVideo,
+  };
+}
+
+/** A signer's text (a remark, a user agent): control characters folded into spaces, trimmed, at most `max`. */
+export const clean = (value: unknown, max: number): string | null => {
+  if (typeof value !== 'string') return null;
+  // eslint-disable-next-line no-control-regex
+  const text = value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return text ? text.slice(0, max) : null;
+};
+
+/**
+ * The rows a link holder acts on (through the requests' repository): the request, its parties, the link's party and
+ * the organisation, read as they are, or locked in a transaction for a change (on engines with row locks).
+ */
+@Injectable()
+export class SignerRows {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly requests: RequestRepository,
+  ) {}
+
+  /** In the caller's transaction, locked when `lock`. */
+  load(manager: EntityManager, ctx: SignerContext, lock: boolean): Promise<Loaded> {
+    return loadSigner(manager, this.requests, ctx, lock);
+  }
+
+  /** As they are now, for a page that changes nothing. */
+  read(ctx: SignerContext): Promise<Loaded> {
+    return this.load(this.db.manager, ctx, false);
+  }
+
+  /** A change: the rows locked, the work and its writes in one transaction. */
+  inTransaction<T>(ctx: SignerContext, work: (loaded: Loaded, manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (manager) => work(await this.load(manager, ctx, true), manager));
+  }
+
+  organisation(orgId: string): Promise<OrganisationEntity> {
+    return this.requests.organisation(orgId);
+  }
+}
