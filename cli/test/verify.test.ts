@@ -6,6 +6,7 @@ import { constants, createHash, generateKeyPairSync, sign as signWith, X509Certi
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate } from '@peculiar/asn1-x509';
 import { checkChain, checkCms, findSignatures } from '@esign/verifier';
+import { callApi, sendRequest } from '@esign/test-support';
 import { demoSessionKey, DEMO, REPO, runCli, startApi, type StartedApi } from './support/api-server';
 import { sharedDir, signaturePngDataUrl } from './support/fixtures';
 
@@ -260,34 +261,17 @@ describe('esign-cli verify end to end: a request signed and sealed by the built 
   let ca: string;
   let refId: number;
 
-  const call = async (
-    method: string,
-    path: string,
-    init: { body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const isForm = init.body instanceof FormData;
-    const res = await fetch(`${api.url}${path}`, {
-      method,
-      headers: {
-        ...(isForm || init.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...init.headers,
-      },
-      body: isForm ? (init.body as FormData) : init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
+  const call = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) =>
+    callApi(api.url, method, path, init);
 
   beforeAll(async () => {
     api = await startApi();
     dir = mkdtempSync(join(tmpdir(), 'esign-cli-verify-'));
     key = await demoSessionKey(api.url);
     const h = { apikey: key };
-    const form = new FormData();
-    form.set(
-      'data',
-      JSON.stringify([
+    const sent = await sendRequest(api.url, key, {
+      orgId: DEMO.orgId,
+      recipients: [
         {
           name: 'Ravi Kumar',
           email: 'ravi@example.in',
@@ -295,21 +279,12 @@ describe('esign-cli verify end to end: a request signed and sealed by the built 
           observer: false,
           signature_type: 'e-Signature',
         },
-      ]),
-    );
-    form.set('checkOrder', 'false');
-    form.set('otpRequired', 'false');
-    form.set('orgId', DEMO.orgId);
-    form.set('file', new Blob([readFileSync(join(PDFS, 'normal.pdf'))], { type: 'application/pdf' }), 'normal.pdf');
-    const up = await call('POST', '/v1/upload', { body: form, headers: h });
-    refId = up.refId;
-    await call('POST', '/v1/process', {
-      body: { orgId: DEMO.orgId, data: [{ refId, order: 1, pageNo: [1] }] },
-      headers: h,
+      ],
+      pdf: { bytes: readFileSync(join(PDFS, 'normal.pdf')), filename: 'normal.pdf' },
+      placement: () => ({ pageNo: [1] }),
     });
-    const list = await call('GET', `/v1/request_all/${DEMO.orgId}`, { headers: h });
-    const item = list.data.find((r: { refId: number }) => r.refId === refId);
-    const token = new URL(item.data[0].sign_url).searchParams.get('token') as string;
+    refId = sent.refId;
+    const token = sent.parties[0].token;
 
     const t = { 'x-sign-token': token };
     const base = `${DEMO.orgId}/${refId}/1`;

@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { record } from './report.mjs';
-import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
+import { demoKey, entry, freePort, repoRoot, startServer, stop, testSupport } from './server.mjs';
 
 const require = createRequire(path.join(repoRoot, 'api', 'package.json'));
 const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
@@ -41,56 +41,30 @@ const SIGNERS = ['Asha Rao', 'Vikram Shah', 'Meera Iyer', 'Rahul Nair', 'Priya M
 /** A drawn-looking signature PNG (240×80), from the test-support package every suite uses. */
 const signaturePng = () => require('@esign/test-support').signaturePng(240, 80, 5);
 
-async function call(base, pathname, init = {}) {
-  const res = await fetch(`${base}${pathname}`, init);
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${pathname} answered ${res.status}: ${JSON.stringify(body)}`);
-  return body;
-}
-
 /** A sent request whose 6 signatures are submitted and waiting for the seal job. */
 async function prepare(base, key, name) {
-  const form = new FormData();
-  form.set('data', JSON.stringify(SIGNERS));
-  form.set('checkOrder', 'false');
-  form.set('otpRequired', 'false');
-  form.set('orgId', 'demo');
-  form.set('file', new Blob([fs.readFileSync(fixture(name))], { type: 'application/pdf' }), name);
-  const up = await call(base, '/v1/upload', { method: 'POST', headers: { apikey: key }, body: form });
-  const data = SIGNERS.map((_s, i) => ({
-    refId: up.refId,
-    order: i + 1,
-    apply_all: true,
-    rectangle: `${20 + i * 90},700,${100 + i * 90},740`,
-  }));
-  await call(base, '/v1/process', {
-    method: 'POST',
-    headers: { apikey: key, 'content-type': 'application/json' },
-    body: JSON.stringify({ orgId: 'demo', data }),
+  const { callApi, sendRequest } = testSupport();
+  const { refId, parties } = await sendRequest(base, key, {
+    orgId: 'demo',
+    recipients: SIGNERS,
+    pdf: name,
+    placement: (i) => ({ apply_all: true, rectangle: `${20 + i * 90},700,${100 + i * 90},740` }),
   });
-  const list = await call(base, '/v1/request_all/demo', { headers: { apikey: key } });
-  const parties = list.data.find((r) => r.refId === up.refId).data;
   const png = signaturePng();
   for (const [i, p] of parties.entries()) {
-    const token = new URL(p.sign_url).searchParams.get('token');
-    const h = { 'x-sign-token': token, 'content-type': 'application/json' };
-    const ref = await call(base, `/v1/reference/demo/${up.refId}/${p.order}`, { headers: h });
-    await call(base, `/v1/signer_details/demo/${up.refId}/${p.order}`, {
-      method: 'POST',
-      headers: h,
-      body: JSON.stringify({ status: 'signing' }),
+    const headers = { 'x-sign-token': p.token };
+    const ref = await callApi(base, 'GET', `/v1/reference/demo/${refId}/${p.order}`, { headers });
+    await callApi(base, 'POST', `/v1/signer_details/demo/${refId}/${p.order}`, {
+      headers,
+      body: { status: 'signing' },
     });
     const body =
       i % 3 === 1
         ? { kind: 'typed', style: i % 2 ? 'italic' : 'normal' }
         : { kind: i % 3 === 2 ? 'uploaded' : 'drawn', file: `data:image/png;base64,${png.toString('base64')}` };
-    await call(base, `/v1/esignature/demo/${ref.request.requestId}`, {
-      method: 'POST',
-      headers: h,
-      body: JSON.stringify(body),
-    });
+    await callApi(base, 'POST', `/v1/esignature/demo/${ref.request.requestId}`, { headers, body });
   }
-  return up.refId;
+  return refId;
 }
 
 function hashAndWriteMs(bytes, dir) {
@@ -115,7 +89,7 @@ async function sealInProcess(dataDir, runs, publicUrl) {
   const { NestFactory } = require('@nestjs/core');
   const { AppModule } = require(path.join(repoRoot, 'api', 'dist', 'app.module.js'));
   const { loadConfig } = require(path.join(repoRoot, 'api', 'dist', 'config', 'app-config.js'));
-  const { SealService } = require(path.join(repoRoot, 'api', 'dist', 'modules', 'signing', 'seal.service.js'));
+  const { SealService } = require(path.join(repoRoot, 'api', 'dist', 'modules', 'requests', 'seal.service.js'));
   const { SealPkiService } = require(
     path.join(repoRoot, 'api', 'dist', 'modules', 'signing', 'pki', 'seal-pki.service.js'),
   );

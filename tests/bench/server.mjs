@@ -1,8 +1,8 @@
 /** The built server for the benchmarks: started on a free loopback port with its own DATA_DIR, and stopped. */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -71,29 +71,16 @@ export async function demoKey(base) {
 
 export const sharedDir = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
 
-async function callJson(base, pathname, init = {}) {
-  const res = await fetch(`${base}${pathname}`, init);
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${pathname} answered ${res.status}: ${JSON.stringify(body)}`);
-  return body;
-}
-
 /** The sign link (as PUBLIC_URL writes it) of a new request to one e-Signature signer, no OTP, on a shared fixture. */
 export async function signLink(base, key, fixture) {
-  const form = new FormData();
   const signer = { name: 'Asha Rao', email: 'asha@example.in', phoneNumber: '9876543210', observer: false };
-  form.set('data', JSON.stringify([{ ...signer, signature_type: 'e-Signature' }]));
-  form.set('checkOrder', 'false');
-  form.set('otpRequired', 'false');
-  form.set('orgId', 'demo');
-  const pdf = fs.readFileSync(path.join(sharedDir, 'fixtures', 'pdfs', fixture));
-  form.set('file', new Blob([pdf], { type: 'application/pdf' }), fixture);
-  const up = await callJson(base, '/v1/upload', { method: 'POST', headers: { apikey: key }, body: form });
-  await callJson(base, '/v1/process', {
-    method: 'POST',
-    headers: { apikey: key, 'content-type': 'application/json' },
-    body: JSON.stringify({ orgId: 'demo', data: [{ refId: up.refId, order: 1 }] }),
+  const { parties } = await testSupport().sendRequest(base, key, {
+    orgId: 'demo',
+    recipients: [{ ...signer, signature_type: 'e-Signature' }],
+    pdf: fixture,
   });
-  const list = await callJson(base, '/v1/request_all/demo', { headers: { apikey: key } });
-  return list.data.find((r) => r.refId === up.refId).data[0].sign_url;
+  return parties[0].signUrl;
 }
+
+/** @esign/test-support (built with the product): requests, PNGs and fixtures, shared with the other suites. */
+export const testSupport = () => createRequire(path.join(repoRoot, 'api', 'package.json'))('@esign/test-support');

@@ -13,42 +13,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { record } from './report.mjs';
-import { CHROMIUM_ARGS, demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
+import {
+  CHROMIUM_ARGS,
+  demoKey,
+  entry,
+  freePort,
+  repoRoot,
+  signLink as serverSignLink,
+  startServer,
+  stop,
+} from './server.mjs';
 
 const require = createRequire(path.join(repoRoot, 'tests', 'package.json'));
 const { chromium } = require('@playwright/test');
-const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const TARGETS = { jsKb: 150, firstPageMs: 1500 };
 
-async function signLink(base, key) {
-  const form = new FormData();
-  form.set(
-    'data',
-    JSON.stringify([
-      {
-        name: 'Asha Rao',
-        email: 'asha@example.in',
-        phoneNumber: '9876543210',
-        observer: false,
-        signature_type: 'e-Signature',
-      },
-    ]),
-  );
-  form.set('checkOrder', 'false');
-  form.set('otpRequired', 'false');
-  form.set('orgId', 'demo');
-  const pdf = fs.readFileSync(path.join(shared, 'fixtures', 'pdfs', 'freeculture.pdf'));
-  form.set('file', new Blob([pdf], { type: 'application/pdf' }), 'freeculture.pdf');
-  const up = await (await fetch(`${base}/v1/upload`, { method: 'POST', headers: { apikey: key }, body: form })).json();
-  await fetch(`${base}/v1/process`, {
-    method: 'POST',
-    headers: { apikey: key, 'content-type': 'application/json' },
-    body: JSON.stringify({ orgId: 'demo', data: [{ refId: up.refId, order: 1 }] }),
-  });
-  const list = await (await fetch(`${base}/v1/request_all/demo`, { headers: { apikey: key } })).json();
-  return list.data.find((r) => r.refId === up.refId).data[0].sign_url;
-}
+const signLink = (base, key) => serverSignLink(base, key, 'freeculture.pdf');
 
 async function measure(browser, url) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -1,6 +1,6 @@
 import type { APIRequestContext } from '@playwright/test';
-import { readFileSync } from 'node:fs';
-import { DEMO, expect, fixture } from '../fixtures';
+import { sendRequest as sendSupportRequest } from '@esign/test-support';
+import { DEMO, expect } from '../fixtures';
 
 /** Requests sent through the API as the demo user, and what the dev outbox shows the recipients. */
 
@@ -27,40 +27,32 @@ export interface SendOptions {
   pages?: number[];
 }
 
-/** A sent request (parallel, every signer at the default place on its pages); answers its Ref ID. */
+/**
+ * A sent request (parallel, every signer at the default place on its pages), made through the test-support package as
+ * the bench and the CLI's suites make theirs; answers its Ref ID.
+ */
 export async function sendRequest(
-  api: APIRequestContext,
+  _api: APIRequestContext,
   key: string,
   signers: Person[],
   options: SendOptions,
 ): Promise<number> {
-  const file = options.file ?? 'normal.pdf';
-  const up = await api.post('/v1/upload', {
-    headers: { apikey: key },
-    multipart: {
-      data: JSON.stringify(
-        signers.map((p) => ({
-          name: p.name,
-          email: p.email,
-          phoneNumber: `+91 ${p.phone}`,
-          observer: false,
-          signature_type: options.signatureType ?? 'e-Signature',
-        })),
-      ),
-      checkOrder: 'false',
-      otpRequired: String(options.otp),
-      orgId: DEMO.orgId,
-      file: { name: file, mimeType: 'application/pdf', buffer: readFileSync(fixture('pdfs', file)) },
-    },
-  });
-  expect(up.status()).toBe(200);
-  const refId = (await up.json()).refId as number;
+  const base = process.env.E2E_BASE_URL;
+  if (!base) throw new Error('E2E_BASE_URL is not set (the global setup sets it)');
   const pageNo = options.pages ?? [1];
-  const done = await api.post('/v1/process', {
-    headers: { apikey: key },
-    data: { orgId: DEMO.orgId, data: signers.map((_p, i) => ({ refId, order: i + 1, pageNo })) },
+  const { refId } = await sendSupportRequest(base, key, {
+    orgId: DEMO.orgId,
+    recipients: signers.map((p) => ({
+      name: p.name,
+      email: p.email,
+      phoneNumber: `+91 ${p.phone}`,
+      observer: false,
+      signature_type: options.signatureType ?? 'e-Signature',
+    })),
+    pdf: options.file ?? 'normal.pdf',
+    otpRequired: options.otp,
+    placement: () => ({ pageNo }),
   });
-  expect(done.status()).toBe(200);
   return refId;
 }
 
