@@ -1,14 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { RequestMessages } from '@esign/contract';
 import { DataSource, LessThanOrEqual } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
-import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
-import { JobsRunner } from '../jobs/jobs.runner';
-import { JobsService } from '../jobs/jobs.service';
+import { RecurringJobs } from '../jobs/recurring-jobs';
 import { renewalTime } from '../signing/evidence/renewal';
 import { SigningEngine } from '../signing/pdf/engine';
 import { DocumentStorage } from '../storage/document-storage';
@@ -16,7 +13,6 @@ import { RequestEntity } from './request.entity';
 import { toRefId } from './request-repository';
 
 export const ARCHIVE_RENEW_JOB = 'archive.renew';
-const RENEW_KEY = 'archive.renew';
 const DAY_MS = 86_400_000;
 /** A batch per run; the job comes back at once while more are due. */
 const RENEW_BATCH = 20;
@@ -38,35 +34,23 @@ export interface RenewOutcome {
  * timestamp with years left. The `archive.renew` job does it daily for what is due; `manage renew-archive` on demand.
  */
 @Injectable()
-export class ArchiveService implements OnModuleInit, OnApplicationBootstrap {
+export class ArchiveService implements OnModuleInit {
   private readonly log = new Logger('Archive');
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly storage: DocumentStorage,
     private readonly engine: SigningEngine,
     private readonly audit: AuditService,
-    private readonly jobs: JobsService,
-    private readonly runner: JobsRunner,
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly recurring: RecurringJobs,
   ) {}
 
   onModuleInit(): void {
-    this.runner.register(ARCHIVE_RENEW_JOB, async (_payload, ctx) => {
+    this.recurring.register(ARCHIVE_RENEW_JOB, async () => {
       const done = await this.renewDue(RENEW_BATCH);
-      const now = this.clock.now().getTime();
-      ctx.reschedule(new Date(now + (done.length >= RENEW_BATCH ? 60_000 : DAY_MS)));
+      return new Date(this.clock.now().getTime() + (done.length >= RENEW_BATCH ? 60_000 : DAY_MS));
     });
-  }
-
-  /** The server (not `manage`, nor tests with the runner off) keeps the daily renewal job queued. */
-  async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.jobs.runner || !this.adapterHost?.httpAdapter) return;
-    await this.db.transaction((manager) =>
-      this.jobs.enqueue(manager, { type: ARCHIVE_RENEW_JOB, payload: {}, dedupeKey: RENEW_KEY, maxAttempts: 5 }),
-    );
   }
 
   /** Renews the completed documents whose renewal is due, at most `limit`. */

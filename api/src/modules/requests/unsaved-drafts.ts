@@ -1,21 +1,17 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { RequestMessages, type UnsavedDraftDiscard } from '@esign/contract';
 import { DataSource, IsNull, LessThan, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { actorOf, type AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
-import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AuditService } from '../audit/audit.service';
-import { JobsRunner } from '../jobs/jobs.runner';
-import { JobsService } from '../jobs/jobs.service';
+import { RecurringJobs } from '../jobs/recurring-jobs';
 import { RequestEntity } from './request.entity';
 import { lockFor, toRefId } from './request-repository';
 
 export const DRAFTS_CLEANUP_JOB = 'drafts.cleanup';
 /** One cleanup job at a time, whichever node scheduled it. */
-const CLEANUP_KEY = 'drafts.cleanup';
 /** A draft never saved and untouched this long is abandoned (its upload went no further than the placement). */
 export const UNSAVED_DRAFT_MAX_AGE_MS = 24 * 3_600_000;
 /** How often the cleanup runs; sooner while a run leaves more behind than it may remove at once. */
@@ -36,39 +32,27 @@ export type DiscardResult = UnsavedDraftDiscard;
  * a request that was sent, is never touched.
  */
 @Injectable()
-export class UnsavedDrafts implements OnModuleInit, OnApplicationBootstrap {
+export class UnsavedDrafts implements OnModuleInit {
   private readonly log = new Logger('UnsavedDrafts');
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly audit: AuditService,
-    private readonly jobs: JobsService,
-    private readonly runner: JobsRunner,
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly recurring: RecurringJobs,
   ) {}
 
-  /** Registered wherever jobs may run (API nodes and the scale-out worker); scheduled by the API nodes. */
+  /** Registered wherever jobs may run (API nodes and the scale-out worker); kept queued by the API nodes. */
   onModuleInit(): void {
-    this.runner.register(DRAFTS_CLEANUP_JOB, async (_payload, ctx) => {
+    this.recurring.register(DRAFTS_CLEANUP_JOB, async () => {
       const removed = await this.removeAbandoned();
-      const now = this.clock.now().getTime();
-      ctx.reschedule(new Date(now + (removed >= CLEANUP_BATCH ? CLEANUP_AGAIN_MS : CLEANUP_EVERY_MS)));
+      return new Date(this.clock.now().getTime() + (removed >= CLEANUP_BATCH ? CLEANUP_AGAIN_MS : CLEANUP_EVERY_MS));
     });
   }
 
-  /** The server (not `manage`, nor tests with the runner off) makes sure the recurring cleanup job exists. */
-  async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.jobs.runner || !this.adapterHost.httpAdapter) return;
-    await this.schedule();
-  }
-
   /** Queues the recurring cleanup (due now) unless it is queued or running already. */
-  async schedule(): Promise<void> {
-    await this.db.transaction((manager) =>
-      this.jobs.enqueue(manager, { type: DRAFTS_CLEANUP_JOB, payload: {}, dedupeKey: CLEANUP_KEY, maxAttempts: 5 }),
-    );
+  schedule(): Promise<void> {
+    return this.recurring.schedule(DRAFTS_CLEANUP_JOB);
   }
 
   /** Back from the placement's first step: removes the draft PROCEED made, unless it has been saved (or sent). */

@@ -85,28 +85,8 @@ const LEAF_USAGE = x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonR
 const DN_SERIAL_NUMBER = '2.5.4.5';
 
 /** The development trust anchor: generated once per installation, and what verifiers are told to trust. */
-export async function generateRootCa(now: Date): Promise<KeyPairPem> {
-  const keys = await newRsaKeys();
-  const name = dn([
-    ['O', 'e-Sign (development)'],
-    ['CN', 'e-Sign Development Root CA'],
-  ]);
-  const notBefore = skewed(now);
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: newSerialNumber(),
-    subject: name,
-    issuer: name,
-    notBefore,
-    notAfter: addYears(notBefore, 20),
-    publicKey: keys.publicKey,
-    signingKey: keys.privateKey,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(ISSUING_CA_USAGE, true),
-      ...(await keyIdentifiers(keys.publicKey, keys.publicKey)),
-    ],
-  });
-  return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
+export function generateRootCa(now: Date): Promise<KeyPairPem> {
+  return generateCa({ organisation: 'e-Sign (development)', commonName: 'e-Sign Development Root CA' }, now);
 }
 
 /** Each organisation gets its own issuing CA, so its signers' certificates chain to the organisation's own name. */
@@ -194,7 +174,7 @@ export async function issueSealCertificate(
   return { certPem: pem(cert), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
-/** A certificate authority of its own, RSA, self-signed (the sandbox ESP's test CA). */
+/** A certificate authority of its own, RSA, self-signed (the development root; the sandbox ESP's test CA). */
 export async function generateCa(
   subject: { organisation: string; commonName: string },
   now: Date,
