@@ -5,7 +5,6 @@ import {
   Button,
   Card,
   CardContent,
-  CircularProgress,
   Dialog,
   DialogActions,
   DialogContent,
@@ -26,7 +25,7 @@ import { useNavigate } from 'react-router-dom';
 import PageHeading from '../components/PageHeading';
 import { useFormatTime } from '../organisation/OrganisationContext';
 import { templateErrorText } from './errors';
-import { TemplatePagination, TemplateSearch } from './TemplateListParts';
+import { TemplatePagination, TemplateRowsOr, TemplateSearch } from './TemplateListParts';
 import TemplateSortHeader from './TemplateSortHeader';
 import { TemplateTexts } from './texts';
 import type { TemplateView } from './types';
@@ -114,25 +113,14 @@ const TemplateTable = () => {
               </TableRow>
             </TableHead>
             <TableBody>
-              {isPending ? (
-                <TableRow>
-                  <TableCell colSpan={COLUMNS} align="center" sx={{ py: 4 }}>
-                    <CircularProgress size={28} />
-                  </TableCell>
-                </TableRow>
-              ) : rows.length === 0 && !error ? (
-                <TableRow>
-                  <TableCell
-                    colSpan={COLUMNS}
-                    align="center"
-                    data-testid="templates-empty"
-                    sx={{ py: 4, color: 'text.secondary' }}
-                  >
-                    {emptyText}
-                  </TableCell>
-                </TableRow>
-              ) : (
-                rows.map((template) => (
+              <TemplateRowsOr
+                pending={isPending}
+                empty={rows.length === 0 && !error}
+                columns={COLUMNS}
+                emptyText={emptyText}
+                emptyTestId="templates-empty"
+              >
+                {rows.map((template) => (
                   <TableRow
                     key={template.id}
                     hover
@@ -159,8 +147,8 @@ const TemplateTable = () => {
                       </Tooltip>
                     </TableCell>
                   </TableRow>
-                ))
-              )}
+                ))}
+              </TemplateRowsOr>
             </TableBody>
           </Table>
         </TableContainer>

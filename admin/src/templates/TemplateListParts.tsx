@@ -1,5 +1,6 @@
 import { Messages } from '@esign/contract';
-import { Box, TablePagination } from '@mui/material';
+import { Box, CircularProgress, TableCell, TablePagination, TableRow } from '@mui/material';
+import type { ReactNode } from 'react';
 import { FilterLiveForm, SearchInput, useListContext } from 'react-admin';
 
 /**
@@ -30,4 +31,46 @@ export const TemplatePagination = ({ rowsPerPageOptions }: { rowsPerPageOptions:
       onRowsPerPageChange={(event) => setPerPage(Number(event.target.value))}
     />
   );
+};
+
+/**
+ * The template tables' body while it has no rows to show: a spinner while the page loads, the empty text (for tests:
+ * `emptyTestId`) when there is nothing; otherwise the rows given.
+ */
+export const TemplateRowsOr = ({
+  pending,
+  empty,
+  columns,
+  emptyText,
+  emptyTestId,
+  compact = false,
+  children,
+}: {
+  pending: boolean;
+  empty: boolean;
+  columns: number;
+  emptyText: string;
+  emptyTestId: string;
+  /** The picker's dialog: less room around the spinner and the text. */
+  compact?: boolean;
+  children: ReactNode;
+}) => {
+  const py = compact ? 3 : 4;
+  if (pending)
+    return (
+      <TableRow>
+        <TableCell colSpan={columns} align="center" sx={{ py }}>
+          <CircularProgress size={compact ? 24 : 28} />
+        </TableCell>
+      </TableRow>
+    );
+  if (empty)
+    return (
+      <TableRow>
+        <TableCell colSpan={columns} align="center" data-testid={emptyTestId} sx={{ py, color: 'text.secondary' }}>
+          {emptyText}
+        </TableCell>
+      </TableRow>
+    );
+  return <>{children}</>;
 };

@@ -2,7 +2,6 @@ import { Limits, Messages, StaffRoutes } from '@esign/contract';
 import {
   Alert,
   Button,
-  CircularProgress,
   Dialog,
   DialogActions,
   DialogContent,
@@ -20,7 +19,7 @@ import { useState } from 'react';
 import { ListBase, useDataProvider, useNotify } from 'react-admin';
 import { Link as RouterLink } from 'react-router-dom';
 import { templateErrorText } from './errors';
-import { TemplatePagination, TemplateSearch } from './TemplateListParts';
+import { TemplatePagination, TemplateRowsOr, TemplateSearch } from './TemplateListParts';
 import TemplateSortHeader from './TemplateSortHeader';
 import type { TemplateView } from './types';
 import { templateListProps, useTemplateList } from './useTemplates';
@@ -125,25 +124,15 @@ const PickerContent = ({
               </TableRow>
             </TableHead>
             <TableBody>
-              {isPending ? (
-                <TableRow>
-                  <TableCell colSpan={3} align="center" sx={{ py: 3 }}>
-                    <CircularProgress size={24} />
-                  </TableCell>
-                </TableRow>
-              ) : rows.length === 0 && !error ? (
-                <TableRow>
-                  <TableCell
-                    colSpan={3}
-                    align="center"
-                    data-testid="template-picker-empty"
-                    sx={{ py: 3, color: 'text.secondary' }}
-                  >
-                    {emptyText}
-                  </TableCell>
-                </TableRow>
-              ) : (
-                rows.map((template) => {
+              <TemplateRowsOr
+                pending={isPending}
+                empty={rows.length === 0 && !error}
+                columns={3}
+                emptyText={emptyText}
+                emptyTestId="template-picker-empty"
+                compact
+              >
+                {rows.map((template) => {
                   const selected = template.id === picked?.id;
                   return (
                     <TableRow
@@ -171,8 +160,8 @@ const PickerContent = ({
                       <TableCell sx={{ fontFamily: 'monospace', fontSize: 13 }}>{template.template_id}</TableCell>
                     </TableRow>
                   );
-                })
-              )}
+                })}
+              </TemplateRowsOr>
             </TableBody>
           </Table>
         </TableContainer>
