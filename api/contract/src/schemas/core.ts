@@ -28,6 +28,10 @@ export interface InputProblem {
   path: PropertyKey[];
 }
 
+/** A schema of an input, and the value it gives (what a controller or a form receives). */
+export type InputSchema = z.ZodType;
+export type InputOf<S extends z.ZodType> = z.output<S>;
+
 export type InputResult<T> = { ok: true; value: T } | { ok: false; problem: InputProblem };
 
 /** The error code a check may carry in its params (`{ params: { code: 'NOT_FOUND' } }`): a Ref ID that cannot exist. */

@@ -88,3 +88,6 @@ export const updateOrganisationSchema = reportsEveryIssue(
 );
 
 export type OrganisationUpdate = z.output<typeof updateOrganisationSchema>;
+
+/** PUT /api/organisations/{orgId}/logo: the PNG in the multipart part `file`; no other field. */
+export const logoSchema = z.object({}).meta({ examples: [{}] });

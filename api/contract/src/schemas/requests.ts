@@ -345,3 +345,10 @@ export const placementsBodySchema = z
 
 /** GET /v1/resend_invite/{orgId}/{refId}/{order}. */
 export const resendParamsSchema = z.object({ orgId: z.string(), refId: refIdParamSchema, order: z.string() });
+
+/** POST /v1/onboard/checkDocument: the PDF in the multipart part `file`; no other field is needed. */
+export const documentCheckSchema = z
+  .object({
+    orgId: z.string().optional().meta({ description: "The apikey's organisation (checked, not needed)." }),
+  })
+  .meta({ examples: [{ orgId: 'acme' }] });

@@ -5,8 +5,8 @@ import {
   Messages,
   RecipientMessages,
   SigningMethod,
-  SIGNATURE_KINDS,
-  SIGNATURE_STYLES,
+  cleanText,
+  type FailedReport,
   type FailedResponse,
   type FlagText,
   type InitResponse,
@@ -14,9 +14,9 @@ import {
   type ReferenceResponse,
   type RetryResponse,
   type ReturnUrlResponse,
+  type SignatureFields,
   type SignatureKind,
-  type SignatureStyle,
-  type SignerDetailsInput,
+  type SignerDetails,
   type SigningRequest,
   type SigningStatusResponse,
   type SigningMethodCode,
@@ -45,7 +45,6 @@ import {
   esignStatus,
   locationRemark,
   originalSignatureType,
-  parseMethod,
   partyTransition,
   refuseAction,
   refuseSigning,
@@ -59,12 +58,9 @@ const flag = (value: boolean): FlagText => (value ? 'true' : 'false');
 const refused = (message: string) => new AppError('SIGNING_REFUSED', message);
 
 /** What the signature pad sends (spec: drawn, typed name in normal or italic, or an uploaded image). */
-export interface SignatureInput {
-  kind?: unknown;
-  style?: unknown;
-  /** Multipart file, or the `file` field as a data: URL. */
-  file?: { bytes: Buffer; filename: string | null } | null;
-  dataUrl?: unknown;
+export interface SignatureInput extends SignatureFields {
+  /** The multipart file part, when the image came as one (else `dataUrl`, or nothing). */
+  file: { bytes: Buffer; filename: string | null } | null;
 }
 
 function policyOf(org: OrganisationEntity): RulePolicy {
@@ -78,25 +74,13 @@ function policyOf(org: OrganisationEntity): RulePolicy {
   };
 }
 
-const clean = (value: unknown, max: number): string | null => {
-  if (typeof value !== 'string') return null;
-  // eslint-disable-next-line no-control-regex
-  const text = value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  return text ? text.slice(0, max) : null;
-};
-
-function userAgentText(body: SignerDetailsInput['userAgent'], header: string | undefined): string | null {
+function userAgentText(body: SignerDetails['userAgent'], header: string | undefined): string | null {
   if (body && typeof body === 'object') {
-    const browser = clean(body.Browser, 120);
-    const os = clean(body.OS, 120);
+    const browser = cleanText(body.Browser, 120);
+    const os = cleanText(body.OS, 120);
     if (browser || os) return [browser, os].filter(Boolean).join(' on ');
   }
-  return clean(body, 300) ?? clean(header, 300);
-}
-
-function coordinate(value: unknown, limit: number): number | null {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : NaN;
-  return Number.isFinite(n) && Math.abs(n) <= limit ? n : null;
+  return cleanText(body, 300) ?? cleanText(header, 300);
 }
 
 /**
@@ -196,16 +180,14 @@ export class RecipientsService {
   /** POST /v1/signer_details: status opened, then signing (the party accepted); IP, device, position, selfie. */
   async signerDetails(
     ctx: SignerContext,
-    body: SignerDetailsInput,
+    body: SignerDetails,
     ip: string | null,
     userAgentHeader: string | undefined,
   ): Promise<{ code: 200; message: string; status: string }> {
-    const status = body?.status ?? 'opened';
-    if (status !== 'opened' && status !== 'signing')
-      throw new AppError('VALIDATION_FAILED', RecipientMessages.statusInvalid);
+    const { status, position } = body;
     let selfieKey: string | null = null;
     let faceScore: number | null = null;
-    if (body.selfie !== undefined && body.selfie !== null && body.selfie !== '') {
+    if (body.selfie !== null) {
       // A face capture on an OTP request comes only from the browser that verified the OTP.
       if (ctx.request.otpRequired && !ctx.session && !signingOver(ctx.request, ctx.party))
         throw new AppError('OTP_REQUIRED', RecipientMessages.otpSessionRequired);
@@ -225,14 +207,6 @@ export class RecipientsService {
       if (faces.length > 1) throw new AppError('VALIDATION_FAILED', RecipientMessages.manyFaces);
       faceScore = Math.round(faces[0].score * 1000) / 1000;
       selfieKey = (await this.storage.put(bytes)).key;
-    }
-    const geo = body.geoLocation ?? null;
-    let position: { lat: number; long: number } | null = null;
-    if (geo && (geo.lat !== undefined || geo.long !== undefined)) {
-      const lat = coordinate(geo.lat, 90);
-      const long = coordinate(geo.long, 180);
-      if (lat === null || long === null) throw new AppError('VALIDATION_FAILED', RecipientMessages.locationInvalid);
-      position = { lat, long };
     }
     const userAgent = userAgentText(body.userAgent, userAgentHeader);
 
@@ -281,10 +255,11 @@ export class RecipientsService {
   }
 
   /** POST /v1/get_location: where the signer is and whether the organisation lets them sign from there. */
-  async getLocation(ctx: SignerContext, body: Record<string, unknown>, ip: string | null): Promise<LocationResponse> {
-    const lat = coordinate(body?.latitude, 90);
-    const long = coordinate(body?.longitude, 180);
-    if (lat === null || long === null) throw new AppError('VALIDATION_FAILED', RecipientMessages.locationInvalid);
+  async getLocation(
+    ctx: SignerContext,
+    { lat, long }: { lat: number; long: number },
+    ip: string | null,
+  ): Promise<LocationResponse> {
     const decided = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseAction(req, me, parties);
       if (refusal) throw refused(refusal);
@@ -310,9 +285,7 @@ export class RecipientsService {
    * GET /v1/init/{orgId}/{requestId}?method=N: checks that the party may sign with the method now and records the
    * choice. The Aadhaar (0) and DSC (1) gateways come with their own step; until then they answer 503.
    */
-  async init(ctx: SignerContext, methodParam: unknown, ip: string | null): Promise<InitResponse> {
-    const method = methodParam === undefined ? SigningMethod.Aadhaar : parseMethod(methodParam);
-    if (method === null) throw new AppError('VALIDATION_FAILED', RecipientMessages.methodInvalid);
+  async init(ctx: SignerContext, method: SigningMethodCode, ip: string | null): Promise<InitResponse> {
     const loaded = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseSigning(req, asSeenBy(me, req, ctx.session), parties, policyOf(org), method);
       if (refusal) throw refused(refusal);
@@ -334,7 +307,7 @@ export class RecipientsService {
    * POST /v1/dscToken/{orgId}/{requestId}: the USB token password for the signer's desktop agent, which signs with the
    * token; answers once the signature is in the document (the page then polls the status). Refusals are 400 (hold-on).
    */
-  async dscToken(ctx: SignerContext, body: Record<string, unknown>, ip: string | null) {
+  async dscToken(ctx: SignerContext, pin: string, ip: string | null) {
     const loaded = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseSigning(req, asSeenBy(me, req, ctx.session), parties, policyOf(org), SigningMethod.DSC);
       if (refusal) throw refused(refusal);
@@ -346,7 +319,7 @@ export class RecipientsService {
       }
       return { req, me, org };
     });
-    const answer = await this.dsc.sign(loaded.req, loaded.me, loaded.org, body?.usb_token, ip);
+    const answer = await this.dsc.sign(loaded.req, loaded.me, loaded.org, pin, ip);
     this.runner.nudge();
     return answer;
   }
@@ -363,20 +336,14 @@ export class RecipientsService {
    * the seal job applies it to the document.
    */
   async esignature(ctx: SignerContext, input: SignatureInput, ip: string | null) {
-    const kind = (input.kind === undefined || input.kind === '' ? null : input.kind) as SignatureKind | null;
-    if (kind !== null && !(SIGNATURE_KINDS as readonly unknown[]).includes(kind))
-      throw new AppError('VALIDATION_FAILED', RecipientMessages.signatureKindInvalid);
-    const style = (input.style === undefined || input.style === '' ? 'normal' : input.style) as SignatureStyle;
-    if (!(SIGNATURE_STYLES as readonly unknown[]).includes(style))
-      throw new AppError('VALIDATION_FAILED', RecipientMessages.signatureStyleInvalid);
-
+    const { kind, style } = input;
     let imageKey: string | null = null;
     let resolvedKind: SignatureKind;
     if (kind === 'typed') {
       resolvedKind = 'typed';
     } else {
-      const fromUrl = input.dataUrl !== undefined && input.dataUrl !== '' ? fromDataUrl(input.dataUrl) : null;
-      if (input.dataUrl !== undefined && input.dataUrl !== '' && !fromUrl)
+      const fromUrl = input.dataUrl !== null ? fromDataUrl(input.dataUrl) : null;
+      if (input.dataUrl !== null && !fromUrl)
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', Messages.invalidSignatureImage);
       const bytes = input.file?.bytes ?? fromUrl;
       if (!bytes) throw new AppError('VALIDATION_FAILED', Messages.emptySignaturePad);
@@ -441,11 +408,7 @@ export class RecipientsService {
   }
 
   /** POST /v1/esign/reject: the party rejects with a remark; the request is closed and the others are told. */
-  async reject(ctx: SignerContext, remarkValue: unknown, ip: string | null): Promise<ReturnUrlResponse> {
-    const remark = typeof remarkValue === 'string' ? remarkValue.trim() : '';
-    if (!remark) throw new AppError('VALIDATION_FAILED', RecipientMessages.remarkRequired);
-    if (remark.length > Limits.remarkMaxLength)
-      throw new AppError('VALIDATION_FAILED', RecipientMessages.remarkTooLong);
+  async reject(ctx: SignerContext, remark: string, ip: string | null): Promise<ReturnUrlResponse> {
     const org = await this.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseAction(req, me, parties);
       if (refusal) throw refused(refusal);
@@ -512,10 +475,11 @@ export class RecipientsService {
    * POST /v1/failed/{orgId}/{requestId}: the failed page reports a failed attempt (once per attempt: a reload of the
    * page does not count again). send_email false (the address carried the email flag) sends no message.
    */
-  async failed(ctx: SignerContext, body: Record<string, unknown>, ip: string | null): Promise<FailedResponse> {
-    const sendEmail = !(body?.send_email === false || body?.send_email === 'false');
-    const code = clean(body?.errorCode, 32);
-    const message = clean(body?.errorMessage, 500);
+  async failed(
+    ctx: SignerContext,
+    { sendEmail, errorCode: code, errorMessage: message }: FailedReport,
+    ip: string | null,
+  ): Promise<FailedResponse> {
     const result = await this.inTransaction(ctx, async ({ req, me, org }, manager) => {
       // A finished request's link only answers the status pages: no failure is recorded, and none is claimed.
       const closed = closedReason(req.status);

@@ -1,9 +1,21 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { DraftListItem, DraftReference, RequestListItem, UploadResponse } from '@esign/contract';
+import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  documentCheckSchema,
+  placementsBodySchema,
+  refIdParamSchema,
+  uploadSchema,
+  type DraftListItem,
+  type DraftReference,
+  type InputOf,
+  type RequestListItem,
+  type UploadInput,
+  type UploadResponse,
+} from '@esign/contract';
 import type { Request } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { uploadedFile } from '../../common/uploaded-file';
+import { InputBody, InputParam } from '../../common/validation/input';
 import { RequestListsService } from './request-lists.service';
 import { RequestsService } from './requests.service';
 import { TemplateUploads } from './template-uploads';
@@ -22,10 +34,11 @@ export class V1RequestsController {
   ) {}
 
   @ApiOperation({ summary: 'Check a PDF before upload (type, name, size, structure, encryption); nothing is stored.' })
-  @ApiConsumes('multipart/form-data')
   @Post('onboard/checkDocument')
   @HttpCode(201)
   async checkDocument(
+    @InputBody(documentCheckSchema, { consumes: ['multipart/form-data'], files: { file: 'The PDF (under 5 MB).' } })
+    _fields: InputOf<typeof documentCheckSchema>,
     @Req() req: Request,
   ): Promise<{ code: 201; message: string; 'total-pages': number; repaired: boolean }> {
     const inspected = await this.requests.checkDocument(uploadedFile(req));
@@ -36,16 +49,25 @@ export class V1RequestsController {
     summary:
       'Create a request as a draft (parties SAVED): multipart data (JSON recipients), file (or template_id), checkOrder, otpRequired, orgId, reminder, reminder_duration, clientReference (or the Idempotency-Key header: the same reference again answers the earlier request with duplicate: true).',
   })
-  @ApiConsumes('multipart/form-data')
   @Post('upload')
   @HttpCode(200)
-  upload(@Auth() auth: AuthContext, @Req() req: Request): Promise<UploadResponse> {
+  upload(
+    @Auth() auth: AuthContext,
+    @InputBody(uploadSchema, {
+      consumes: ['multipart/form-data', 'application/json'],
+      files: { file: 'The PDF (under 5 MB); or send template_id instead.' },
+    })
+    input: UploadInput,
+    @Req() req: Request,
+  ): Promise<UploadResponse> {
+    // Checked by uploadSchema before this runs. RequestsService still reads the fields as sent (its own parsing goes
+    // when the requests module takes UploadInput); an idempotency key may come as the Idempotency-Key header instead.
     const body = { ...((req.body ?? {}) as Record<string, unknown>) };
-    // An idempotency key may come as the clientReference field or the Idempotency-Key header.
     if (body.clientReference === undefined && req.header('idempotency-key') !== undefined)
       body.clientReference = req.header('idempotency-key');
-    const templateId = typeof body.template_id === 'string' && body.template_id ? body.template_id : null;
-    const prepare = templateId ? this.templateUploads.preparer(auth, templateId, body.formFieldValues) : undefined;
+    const prepare = input.templateId
+      ? this.templateUploads.preparer(auth, input.templateId, input.formFieldValues ?? undefined)
+      : undefined;
     return this.requests.upload(auth, body, uploadedFile(req), prepare);
   }
 
@@ -55,8 +77,8 @@ export class V1RequestsController {
   })
   @Post('save')
   @HttpCode(200)
-  save(@Auth() auth: AuthContext, @Body() body: { data?: unknown }) {
-    return this.requests.save(auth, body?.data);
+  save(@Auth() auth: AuthContext, @InputBody(placementsBodySchema) body: InputOf<typeof placementsBodySchema>) {
+    return this.requests.save(auth, body.data);
   }
 
   @ApiOperation({
@@ -64,8 +86,8 @@ export class V1RequestsController {
   })
   @Post('process')
   @HttpCode(200)
-  process(@Auth() auth: AuthContext, @Body() body: { data?: unknown }) {
-    return this.requests.process(auth, body?.data);
+  process(@Auth() auth: AuthContext, @InputBody(placementsBodySchema) body: InputOf<typeof placementsBodySchema>) {
+    return this.requests.process(auth, body.data);
   }
 
   @ApiOperation({ summary: 'Every sent request, newest first (the console uses /api/requests, paginated).' })
@@ -106,26 +128,30 @@ export class V1RequestsController {
   @Get('reference/:orgId/:refId')
   async reference(
     @Auth() auth: AuthContext,
-    @Param('refId') refId: string,
+    @InputParam('refId', refIdParamSchema) refId: number,
   ): Promise<{ code: 200; data: DraftReference[] }> {
     return { code: 200, data: await this.requests.draftReference(auth, refId) };
   }
 
   @ApiOperation({ summary: 'Copy a request into a new draft (same document, recipients, options and placements).' })
   @Get('duplicateRef/:orgId/:refId')
-  duplicate(@Auth() auth: AuthContext, @Param('refId') refId: string) {
+  duplicate(@Auth() auth: AuthContext, @InputParam('refId', refIdParamSchema) refId: number) {
     return this.requests.duplicate(auth, refId);
   }
 
   @ApiOperation({ summary: 'Delete a draft, or cancel a sent request and remove it from the lists.' })
   @Get('deleteRef/:orgId/:refId')
-  delete(@Auth() auth: AuthContext, @Param('refId') refId: string) {
+  delete(@Auth() auth: AuthContext, @InputParam('refId', refIdParamSchema) refId: number) {
     return this.requests.delete(auth, refId);
   }
 
   @ApiOperation({ summary: 'Send the invitation again with a new link (the old link stops working).' })
   @Get('resend_invite/:orgId/:refId/:order')
-  resend(@Auth() auth: AuthContext, @Param('refId') refId: string, @Param('order') order: string) {
+  resend(
+    @Auth() auth: AuthContext,
+    @InputParam('refId', refIdParamSchema) refId: number,
+    @Param('order') order: string,
+  ) {
     return this.requests.resendInvite(auth, refId, order);
   }
 }
