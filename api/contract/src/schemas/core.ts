@@ -85,10 +85,22 @@ export function examplesOf(schema: z.ZodType): unknown[] {
 
 /** The JSON Schema of what a client sends (OpenAPI 3.0 dialect), for the API's documentation. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  return z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
+  return openApiExamples(
+    z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }),
+  ) as Record<string, unknown>;
+}
+
+/** OpenAPI 3.0 schemas carry one `example`, where JSON Schema has a list of `examples`. */
+function openApiExamples(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(openApiExamples);
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (key === 'examples' && Array.isArray(v)) {
+      if (v.length) out.example = v[0];
+    } else out[key] = openApiExamples(v);
+  }
+  return out;
 }
 
 /**

@@ -24,7 +24,7 @@ export const refIdParamSchema = z
     params: withCode('NOT_FOUND'),
   })
   .transform((value) => refIdOf(value) as number)
-  .meta({ description: 'Ref ID: 1 to 15 digits.', examples: ['4821930675'] });
+  .meta({ description: 'Ref ID: 1 to 15 digits.', pattern: '^\\d{1,15}$', examples: ['4821930675'] });
 
 /** A signature type as typed (any case): the specification's spelling, or null. */
 export function signatureTypeOf(value: unknown): SignatureType | null {
