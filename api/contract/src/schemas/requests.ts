@@ -34,7 +34,7 @@ export function signatureTypeOf(value: unknown): SignatureType | null {
 }
 
 /** Receives a copy (true), needs to sign (false), or not said (null): recipient_type first, else observer. */
-function observerOf(r: { recipient_type?: string; observer?: boolean | string | null }): boolean | null {
+function observerOf(r: { recipient_type?: unknown; observer?: unknown }): boolean | null {
   const type = typeof r.recipient_type === 'string' ? r.recipient_type.trim() : '';
   if (type) {
     if (type === RECIPIENT_TYPES[0]) return false;
@@ -78,20 +78,31 @@ export const recipientSchema = z
         .refine((phone) => normaliseIndianPhone(phone) !== null, { error: perRecipient(RequestMessages.phoneInvalid) })
         .transform((phone) => normaliseIndianPhone(phone) as string)
         .meta({ description: 'An Indian mobile number: ten digits from 6 to 9, optionally after +91, 91 or 0.' }),
+      // The recipient type and signature type are read as the rules read them (below): a value of another type counts
+      // as not given, so these take anything and say what they want.
       recipient_type: z
-        .string({ error: perRecipient(RequestMessages.recipientTypeRequired) })
+        .unknown()
         .optional()
-        .meta({ description: `'${RECIPIENT_TYPES[0]}' or '${RECIPIENT_TYPES[1]}' (or send observer).` }),
+        .meta({
+          type: 'string',
+          enum: [...RECIPIENT_TYPES],
+          description: `'${RECIPIENT_TYPES[0]}' or '${RECIPIENT_TYPES[1]}' (or send observer).`,
+        }),
       observer: z
-        .union([z.boolean(), z.enum(['true', 'false', '']), z.null()], {
-          error: perRecipient(RequestMessages.recipientTypeRequired),
-        })
+        .unknown()
         .optional()
-        .meta({ description: 'true: receives a copy; false: needs to sign.' }),
+        .meta({
+          anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['true', 'false'] }],
+          description: 'true: receives a copy; false: needs to sign.',
+        }),
       signature_type: z
-        .string({ error: perRecipient(Messages.selectSignatureType) })
-        .nullish()
-        .meta({ description: `A signer's signature type: ${SIGNATURE_TYPES.join(', ')} (any case).` }),
+        .unknown()
+        .optional()
+        .meta({
+          type: 'string',
+          nullable: true,
+          description: `A signer's signature type: ${SIGNATURE_TYPES.join(', ')} (any case).`,
+        }),
     },
     { error: perRecipient(Messages.fillFormDetails) },
   )
