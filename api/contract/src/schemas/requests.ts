@@ -8,6 +8,7 @@ import { Messages } from '../messages';
 import { RequestMessages } from '../requests';
 import { RECIPIENT_TYPES, SIGNATURE_TYPES, type SignatureType } from '../status';
 import { isEmail, normaliseIndianPhone } from '../validation';
+import type { ErrorCode } from '../errors';
 import { flag, jsonText, perRecipient, withCode } from './core';
 
 /** A Ref ID as paths and bodies carry it: 1 to 15 digits (a number or its text); null for anything else. */
@@ -170,11 +171,6 @@ const formFieldValuesField = z
   )
   .meta({ description: "Form field name → value (text or true/false), overriding the template's own values." });
 
-const reminderDurationField = z
-  .union([z.number(), z.string(), z.null()], { error: RequestMessages.durationInvalid })
-  .optional()
-  .meta({ description: 'Hours between reminders: 12, 24 or 48; only with reminder on.' });
-
 /** What /v1/upload takes, checked as the API checks it. */
 export interface UploadInput {
   recipients: ValidRecipient[];
@@ -200,58 +196,85 @@ export const uploadSchema = z
     checkOrder: flag('checkOrder', false),
     otpRequired: flag('otpRequired', true),
     reminder: flag('reminder', false),
-    reminder_duration: reminderDurationField,
+    // The fields below are checked after those above and in this order (the transform), as the API reads them: the
+    // duration only with the reminder on, the client reference only for a new request's idempotency, the form values
+    // only with a template.
+    reminder_duration: z
+      .unknown()
+      .optional()
+      .meta({
+        anyOf: [{ type: 'integer', enum: [...Limits.reminderHours] }, { type: 'string' }],
+        description: 'Hours between reminders: 12, 24 or 48; only with reminder on.',
+      }),
     refId: z
       .unknown()
-      .refine((value) => value === undefined || value === '' || refIdOf(value) !== null, {
-        error: RequestMessages.requestNotFound,
-        params: withCode('NOT_FOUND'),
-      })
       .optional()
       .meta({
         description: "A draft's Ref ID: the draft is edited, keeping its Ref ID.",
         anyOf: [{ type: 'string', pattern: '^\\d{1,15}$' }, { type: 'integer' }],
       }),
-    clientReference: clientReferenceSchema.meta({
+    clientReference: z.unknown().optional().meta({
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
       description: 'Idempotency: the same reference again answers the earlier request (duplicate: true).',
     }),
-    orgId: z.string().optional().meta({ description: "The apikey's organisation (checked, not needed)." }),
-    template_id: z
-      .string()
+    orgId: z
+      .unknown()
       .optional()
-      .meta({ description: "A template's id instead of a file: its PDF with formFieldValues filled in." }),
-    formFieldValues: formFieldValuesField,
+      .meta({ type: 'string', description: "The apikey's organisation (checked, not needed)." }),
+    template_id: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'string',
+        description: "A template's id instead of a file: its PDF with formFieldValues filled in.",
+      }),
+    formFieldValues: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'object',
+        additionalProperties: { anyOf: [{ type: 'string' }, { type: 'boolean' }] },
+        description:
+          "Form field name → value (text or true/false; JSON text in multipart), overriding the template's own values.",
+      }),
   })
   .transform((body, ctx): UploadInput => {
+    const fail = (message: string, path: string, input: unknown, code?: ErrorCode) => {
+      ctx.addIssue({ code: 'custom', message, path: [path], input, ...(code ? { params: withCode(code) } : {}) });
+      return z.NEVER;
+    };
     let reminderDuration: number | null = null;
     if (body.reminder) {
       const raw = body.reminder_duration;
-      if (raw === undefined || raw === null || raw === '') {
-        ctx.addIssue({ code: 'custom', message: Messages.selectDuration, path: ['reminder_duration'], input: raw });
-        return z.NEVER;
-      }
+      if (raw === undefined || raw === null || raw === '')
+        return fail(Messages.selectDuration, 'reminder_duration', raw);
       const hours = Number(raw);
-      if (!(Limits.reminderHours as readonly number[]).includes(hours)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: RequestMessages.durationInvalid,
-          path: ['reminder_duration'],
-          input: raw,
-        });
-        return z.NEVER;
-      }
+      if (!(Limits.reminderHours as readonly number[]).includes(hours))
+        return fail(RequestMessages.durationInvalid, 'reminder_duration', raw);
       reminderDuration = hours;
     }
+    const editing = body.refId === undefined || body.refId === '' ? null : refIdOf(body.refId);
+    if (body.refId !== undefined && body.refId !== '' && editing === null)
+      return fail(RequestMessages.requestNotFound, 'refId', body.refId, 'NOT_FOUND');
+    const clientReference = clientReferenceSchema.safeParse(body.clientReference);
+    if (!clientReference.success)
+      return fail(RequestMessages.clientReferenceInvalid, 'clientReference', body.clientReference);
+    const templateId = typeof body.template_id === 'string' && body.template_id ? body.template_id : null;
+    const formFieldValues = formFieldValuesField.safeParse(body.formFieldValues);
+    if (!formFieldValues.success)
+      return fail(RequestMessages.formFieldValuesInvalid, 'formFieldValues', body.formFieldValues);
     return {
       recipients: body.data,
       checkOrder: body.checkOrder,
       otpRequired: body.otpRequired,
       reminder: body.reminder,
       reminderDuration,
-      refId: body.refId === undefined || body.refId === '' ? null : refIdOf(body.refId),
-      clientReference: body.clientReference,
-      templateId: body.template_id ? body.template_id : null,
-      formFieldValues: body.formFieldValues,
+      refId: editing,
+      clientReference: clientReference.data,
+      templateId,
+      formFieldValues: formFieldValues.data,
     };
   })
   .meta({
