@@ -223,13 +223,10 @@ export const uploadSchema = z
       .unknown()
       .optional()
       .meta({ type: 'string', description: "The apikey's organisation (checked, not needed)." }),
-    template_id: z
-      .unknown()
-      .optional()
-      .meta({
-        type: 'string',
-        description: "A template's id instead of a file: its PDF with formFieldValues filled in.",
-      }),
+    template_id: z.unknown().optional().meta({
+      type: 'string',
+      description: "A template's id instead of a file: its PDF with formFieldValues filled in.",
+    }),
     formFieldValues: z
       .unknown()
       .optional()
