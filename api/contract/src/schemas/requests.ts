@@ -383,3 +383,23 @@ export const documentCheckSchema = z
     orgId: z.string().optional().meta({ description: "The apikey's organisation (checked, not needed)." }),
   })
   .meta({ examples: [{ orgId: 'acme' }] });
+
+/** The most rows /v1/request_all and /v1/drafts answer at once. */
+export const V1_LIST_LIMIT = 500;
+
+/**
+ * ?limit=&offset= of the specification's own lists (GET /v1/request_all/{orgId}, /v1/drafts/{orgId}): read as they
+ * always were, never refused (a missing or unreadable value is the default: offset 0, limit 500 at most).
+ */
+export const v1ListQuerySchema = z
+  .object({
+    limit: z
+      .unknown()
+      .optional()
+      .meta({ type: 'integer', minimum: 1, maximum: 500, description: 'Rows at most (500 when not given).' }),
+    offset: z.unknown().optional().meta({ type: 'integer', minimum: 0, description: 'Rows to skip (0).' }),
+  })
+  .transform(({ limit, offset }) => ({
+    offset: Math.max(0, Number(offset) || 0),
+    limit: Math.min(V1_LIST_LIMIT, Math.max(1, Number(limit) || V1_LIST_LIMIT)),
+  }));

@@ -1,6 +1,7 @@
 /** Templates (/v1/templates and /api/templates): a PDF and its form-field annotation. */
 import { z } from 'zod';
 import { RequestMessages } from '../requests';
+import { withCode } from './core';
 
 const name = z
   .string({ error: RequestMessages.templateNameRequired })
@@ -100,3 +101,11 @@ export const templateUpdateSchema = z
     return annotation === z.NEVER ? z.NEVER : { name: newName, annotation };
   })
   .meta({ examples: [{ template_name: 'Rental agreement (2026)' }] });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A template's id in a path (`/v1/templates/{id}`): anything but a UUID is no template (404). */
+export const templateIdParamSchema = z
+  .string()
+  .refine((id) => UUID.test(id), { error: RequestMessages.templateNotFound, params: withCode('NOT_FOUND') })
+  .meta({ description: "The template's id (a UUID).", format: 'uuid' });

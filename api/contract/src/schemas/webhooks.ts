@@ -1,7 +1,7 @@
 /** The organisation's webhooks (/api/webhooks). */
 import { z } from 'zod';
 import { WEBHOOK_ALL_EVENTS, WEBHOOK_EVENTS, WEBHOOK_URL_MAX_LENGTH } from '../webhooks';
-import { absentable, reportsEveryIssue, strictFields } from './core';
+import { absentable, reportsEveryIssue, strictFields, withCode } from './core';
 
 const EVENT_CHOICES: readonly string[] = [...WEBHOOK_EVENTS, WEBHOOK_ALL_EVENTS];
 const EVENTS_MESSAGE = `events must each be one of: ${EVENT_CHOICES.join(', ')}`;
@@ -40,3 +40,12 @@ export const updateWebhookSchema = reportsEveryIssue(
 
 export type CreateWebhookInput = z.output<typeof createWebhookSchema>;
 export type UpdateWebhookInput = z.output<typeof updateWebhookSchema>;
+
+/** A webhook's id in a path (`/api/webhooks/{id}`): longer than an id can be is no webhook (404). */
+export const webhookIdParamSchema = z
+  .string()
+  .refine((id) => id.length <= 36, {
+    error: (issue) => `No webhook '${String(issue.input).slice(0, 64)}'.`,
+    params: withCode('NOT_FOUND'),
+  })
+  .meta({ description: "The webhook's id." });

@@ -1,10 +1,11 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   documentCheckSchema,
   placementsBodySchema,
   refIdParamSchema,
   uploadSchema,
+  v1ListQuerySchema,
   type DraftListItem,
   type DraftReference,
   type InputOf,
@@ -15,12 +16,10 @@ import {
 import type { Request } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { uploadedFile } from '../../common/uploaded-file';
-import { InputBody, InputParam } from '../../common/validation/input';
+import { InputBody, InputParam, InputQuery } from '../../common/validation/input';
 import { RequestListsService } from './request-lists.service';
 import { RequestsService } from './requests.service';
 import { TemplateUploads } from './template-uploads';
-
-const COMPAT_LIST_LIMIT = 500;
 
 /** The staff side of the specification's /v1 calls (section 7). The organisation comes from the apikey. */
 @ApiTags('v1 staff')
@@ -94,13 +93,11 @@ export class V1RequestsController {
   @Get('request_all/:orgId')
   async requestAll(
     @Auth() auth: AuthContext,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @InputQuery(v1ListQuerySchema) page: InputOf<typeof v1ListQuerySchema>,
   ): Promise<{ code: 200; total: number; data: RequestListItem[] }> {
     const { total, items } = await this.lists.listItems(auth.orgId, {
       drafts: false,
-      offset: Math.max(0, Number(offset) || 0),
-      limit: Math.min(COMPAT_LIST_LIMIT, Math.max(1, Number(limit) || COMPAT_LIST_LIMIT)),
+      ...page,
       order: 'DESC',
       sortBy: 'listedAt',
     });
@@ -111,13 +108,11 @@ export class V1RequestsController {
   @Get('drafts/:orgId')
   async drafts(
     @Auth() auth: AuthContext,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @InputQuery(v1ListQuerySchema) page: InputOf<typeof v1ListQuerySchema>,
   ): Promise<{ code: 200; total: number; data: DraftListItem[] }> {
     const { total, items } = await this.lists.draftItems(auth.orgId, {
       drafts: true,
-      offset: Math.max(0, Number(offset) || 0),
-      limit: Math.min(COMPAT_LIST_LIMIT, Math.max(1, Number(limit) || COMPAT_LIST_LIMIT)),
+      ...page,
       order: 'DESC',
       sortBy: 'listedAt',
     });

@@ -1,10 +1,11 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Post, Put, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   Headers,
   listQuerySchema,
   Messages,
   templateCreateSchema,
+  templateIdParamSchema,
   templateUpdateSchema,
   type ListQuery,
   type TemplateInput,
@@ -14,7 +15,7 @@ import type { Request, Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { sendPage } from '../../common/rest-query';
 import { uploadedFile } from '../../common/uploaded-file';
-import { InputBody, InputQuery, type InputBodyOptions } from '../../common/validation/input';
+import { InputBody, InputParam, InputQuery, type InputBodyOptions } from '../../common/validation/input';
 import { TemplatesService } from './templates.service';
 
 /** The template's fields beside its PDF (multipart). */
@@ -39,7 +40,10 @@ export class V1TemplatesController {
   }
 
   @Get(':id')
-  async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ code: 200; data: TemplateView }> {
+  async get(
+    @Auth() auth: AuthContext,
+    @InputParam('id', templateIdParamSchema) id: string,
+  ): Promise<{ code: 200; data: TemplateView }> {
     return { code: 200, data: await this.templates.get(auth.orgId, id) };
   }
 
@@ -59,14 +63,17 @@ export class V1TemplatesController {
   @Put(':id')
   async update(
     @Auth() auth: AuthContext,
-    @Param('id') id: string,
+    @InputParam('id', templateIdParamSchema) id: string,
     @InputBody(templateUpdateSchema) body: Partial<TemplateInput>,
   ): Promise<{ code: 200; data: TemplateView }> {
     return { code: 200, data: await this.templates.update(auth, id, body) };
   }
 
   @Delete(':id')
-  async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ code: 200; message: string }> {
+  async remove(
+    @Auth() auth: AuthContext,
+    @InputParam('id', templateIdParamSchema) id: string,
+  ): Promise<{ code: 200; message: string }> {
     await this.templates.delete(auth, id);
     return { code: 200, message: 'success' };
   }
@@ -93,7 +100,7 @@ export class RestTemplatesController {
   }
 
   @Get(':id')
-  get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<TemplateView> {
+  get(@Auth() auth: AuthContext, @InputParam('id', templateIdParamSchema) id: string): Promise<TemplateView> {
     return this.templates.get(auth.orgId, id);
   }
 
@@ -109,14 +116,14 @@ export class RestTemplatesController {
   @Put(':id')
   update(
     @Auth() auth: AuthContext,
-    @Param('id') id: string,
+    @InputParam('id', templateIdParamSchema) id: string,
     @InputBody(templateUpdateSchema) body: Partial<TemplateInput>,
   ): Promise<TemplateView> {
     return this.templates.update(auth, id, body);
   }
 
   @Delete(':id')
-  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ id: string }> {
+  remove(@Auth() auth: AuthContext, @InputParam('id', templateIdParamSchema) id: string): Promise<{ id: string }> {
     return this.templates.delete(auth, id);
   }
 }

@@ -1,9 +1,10 @@
-import { Controller, Delete, Get, Param, Post, Put, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Post, Put, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   createWebhookSchema,
   listQuerySchema,
   updateWebhookSchema,
+  webhookIdParamSchema,
   type CreatedWebhook,
   type CreateWebhookInput,
   type ListQuery,
@@ -14,7 +15,7 @@ import {
 import type { Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { sendPage } from '../../common/rest-query';
-import { InputBody, InputQuery } from '../../common/validation/input';
+import { InputBody, InputParam, InputQuery } from '../../common/validation/input';
 import { WebhooksService } from './webhooks.service';
 
 /** The organisation's webhooks (ra-data-simple-rest resource `webhooks`). */
@@ -42,7 +43,7 @@ export class WebhooksController {
 
   @ApiOperation({ summary: 'One webhook (without its secret).' })
   @Get(':id')
-  get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<Webhook> {
+  get(@Auth() auth: AuthContext, @InputParam('id', webhookIdParamSchema) id: string): Promise<Webhook> {
     return this.webhooks.get(auth.orgId, id);
   }
 
@@ -50,7 +51,7 @@ export class WebhooksController {
   @Put(':id')
   update(
     @Auth() auth: AuthContext,
-    @Param('id') id: string,
+    @InputParam('id', webhookIdParamSchema) id: string,
     @InputBody(updateWebhookSchema) body: UpdateWebhookInput,
   ): Promise<Webhook> {
     return this.webhooks.update(auth.orgId, id, body);
@@ -58,7 +59,7 @@ export class WebhooksController {
 
   @ApiOperation({ summary: 'Delete a webhook and its delivery history.' })
   @Delete(':id')
-  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<Webhook> {
+  remove(@Auth() auth: AuthContext, @InputParam('id', webhookIdParamSchema) id: string): Promise<Webhook> {
     return this.webhooks.remove(auth.orgId, id);
   }
 
@@ -66,7 +67,7 @@ export class WebhooksController {
   @Get(':id/deliveries')
   async deliveries(
     @Auth() auth: AuthContext,
-    @Param('id') id: string,
+    @InputParam('id', webhookIdParamSchema) id: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<WebhookDelivery[]> {
     return sendPage(res, 'deliveries', await this.webhooks.deliveries(auth.orgId, id));

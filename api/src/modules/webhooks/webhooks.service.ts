@@ -194,8 +194,9 @@ export class WebhooksService implements OnModuleInit {
     return hooks.length;
   }
 
+  /** `id`: at most 36 characters (the contract's webhookIdParamSchema, on every route that names one). */
   private async find(orgId: string, id: string): Promise<WebhookEntity> {
-    const hook = id.length <= 36 ? await this.hooks.findOne({ where: { id, orgId } }) : null;
+    const hook = await this.hooks.findOne({ where: { id, orgId } });
     if (!hook) throw new AppError('NOT_FOUND', `No webhook '${id.slice(0, 64)}'.`);
     return hook;
   }
