@@ -317,15 +317,6 @@ export interface VerifyOtpResponse {
   session_idle_seconds?: number;
 }
 
-export interface SignerDetailsInput {
-  IP?: string;
-  geoLocation?: { lat?: number | string; long?: number | string } | null;
-  userAgent?: { OS?: string; Browser?: string } | string | null;
-  status?: 'opened' | 'signing';
-  /** A data URL (PNG or JPEG) from the webcam. */
-  selfie?: string | null;
-}
-
 export interface LocationResponse {
   code: 200;
   allow_signing_from_india: boolean;

@@ -103,6 +103,9 @@ export const signerDetailsSchema = z
     ],
   });
 
+/** What the signer app sends to POST /v1/signer_details (the schema's input). */
+export type SignerDetailsInput = z.input<typeof signerDetailsSchema>;
+
 /** POST /v1/get_location: { latitude, longitude, orgId }. */
 export const locationSchema = z
   .object({
