@@ -3,6 +3,7 @@ import {
   clientReferenceSchema,
   placementsSchema,
   refIdOf,
+  signingMethodOf,
   RequestMessages,
   SIGNATURE_TYPES,
   uploadSchema,
@@ -10,6 +11,7 @@ import {
 import { AppError } from '../src/common/app-error';
 import { validateOptions, validateRecipients } from '../src/modules/requests/recipients';
 import { clientReferenceOf, toRefId } from '../src/modules/requests/requests.service';
+import { parseMethod } from '../src/modules/requests/rules';
 
 /**
  * The requests module still parses /v1/upload's fields itself (RequestsService.upload: validateRecipients,
@@ -197,5 +199,10 @@ describe("the contract's request schemas read /v1/upload's fields as RequestsSer
       const result = checkInput(placementsSchema, data);
       expect({ data, ok: result.ok }).toEqual({ data, ok: true });
     }
+  });
+
+  it('reads the signing method of /v1/init as rules.parseMethod', () => {
+    for (const value of ['0', '1', '2', ' 2 ', '3', '1.0', '', 'x', 0, 1, 2, 3, -1, 1.5, null, undefined, [], {}])
+      expect({ value, contract: signingMethodOf(value) }).toEqual({ value, contract: parseMethod(value) });
   });
 });
