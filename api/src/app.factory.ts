@@ -1,4 +1,4 @@
-import { ValidationPipe, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -11,7 +11,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AppModule, type AppOverrides } from './app.module';
-import { AppError } from './common/app-error';
 import { AppErrorFilter } from './common/error.filter';
 import { createHttpLogger, createLogger, PinoNestLogger } from './common/logging/logger';
 import { httpMetrics } from './modules/metrics/http-metrics.middleware';
@@ -204,20 +203,8 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   app.useBodyParser('urlencoded', { limit: '1mb', extended: false });
   app.use(multipartMiddleware);
   app.useGlobalFilters(new AppErrorFilter(logger));
-  app.useGlobalPipes(
-    new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      exceptionFactory: (errors) =>
-        new AppError(
-          'VALIDATION_FAILED',
-          errors
-            .flatMap((e) => Object.values(e.constraints ?? { [e.property]: `${e.property} is not valid` }))
-            .join('; '),
-        ),
-    }),
-  );
+  // Inputs are checked by each route's own schema (@InputBody, @InputQuery, @InputParam of common/validation), before
+  // its controller runs: there is no global validation pipe.
 
   // The built web apps' assets (their gzip copies first); their pages are answered by WebController.
   // The face models for the signer's browser are the very files the API scores with (api/models/face), fetched only

@@ -1,12 +1,4 @@
-import {
-  Limits,
-  Messages,
-  RECIPIENT_TYPES,
-  RequestMessages,
-  isEmail,
-  normaliseIndianPhone,
-  pdfFileNameProblem,
-} from '@esign/contract';
+import { Limits, Messages, RECIPIENT_TYPES, checkInput, pdfFileNameProblem, recipientSchema } from '@esign/contract';
 import type { RecipientInput, SignatureType } from '@esign/contract';
 
 export type RecipientType = (typeof RECIPIENT_TYPES)[number];
@@ -50,22 +42,49 @@ export interface FormProblem {
   field?: 'name' | 'email' | 'phone' | 'recipientType' | 'signatureType' | 'document' | 'duration';
 }
 
+type CardField = NonNullable<FormProblem['field']>;
+
+/** The card's field a problem of the contract's recipientSchema is about. */
+const FIELD_OF: Record<string, CardField> = { name: 'name', email: 'email', phoneNumber: 'phone' };
+
+/**
+ * The first problem the API would answer for this card: the contract's recipientSchema, the very check of
+ * /v1/upload, on what PROCEED sends for it (so the console refuses exactly what the API refuses, with its message).
+ */
+function apiProblem(r: RecipientForm): { message: string; field: CardField } | null {
+  const checked = checkInput(recipientSchema, recipientsPayload([r])[0]);
+  if (checked.ok) return null;
+  const { message, path } = checked.problem;
+  const field =
+    FIELD_OF[String(path[0])] ?? (message === Messages.selectSignatureType ? 'signatureType' : 'recipientType');
+  return { message, field };
+}
+
 /**
  * PROCEED's checks in the specification's words: every recipient needs name, valid email, phone, recipient type and,
- * if a signer, a signature type; a file; a duration when Set Reminder is on. A phone typed but not an Indian mobile
- * number (too short, too long) gets the phone's own message on its card, as the server would answer (issue 18).
+ * if a signer, a signature type; a file; a duration when Set Reminder is on. An empty field is 'Please fill the form(s)
+ * details'; a field filled in but refused by the API's own check (recipientSchema of the contract: an e-mail that is not
+ * one, a phone that is not an Indian mobile number, a name of more than 200 characters) gets the API's message on its
+ * card, field by field in the card's order.
  */
 export function validateInitiate(form: InitiateForm): FormProblem | null {
   for (const [index, r] of form.recipients.entries()) {
+    const api = apiProblem(r);
+    const refused = (field: CardField) => (api?.field === field ? { message: api.message, index, field } : null);
     if (!r.name.trim()) return { message: Messages.fillFormDetails, index, field: 'name' };
+    const name = refused('name');
+    if (name) return name;
     if (!r.email.trim()) return { message: Messages.fillFormDetails, index, field: 'email' };
-    if (!isEmail(r.email.trim())) return { message: Messages.invalidEmail, index, field: 'email' };
+    const email = refused('email');
+    if (email) return email;
     if (!r.phone.trim()) return { message: Messages.fillFormDetails, index, field: 'phone' };
-    if (!normaliseIndianPhone(phoneNumberOf(r)))
-      return { message: RequestMessages.phoneInvalid, index, field: 'phone' };
+    const phone = refused('phone');
+    if (phone) return phone;
     if (!r.recipientType) return { message: Messages.fillFormDetails, index, field: 'recipientType' };
     if (r.recipientType === NEEDS_TO_SIGN && !r.signatureType)
       return { message: Messages.selectSignatureType, index, field: 'signatureType' };
+    const rest = api && { message: api.message, index, field: api.field };
+    if (rest) return rest;
   }
   if (!form.hasDocument) return { message: Messages.fillFormDetails, field: 'document' };
   if (form.reminder && !form.reminderDuration) return { message: Messages.selectDuration, field: 'duration' };

@@ -5,8 +5,10 @@ import {
   RecipientListMessages,
   RecipientListTexts,
   formatDateTime,
-  normaliseRecipientIdentifier,
+  inputMessage,
+  recipientIdentifierSchema,
   recipientListStatus,
+  recipientOtpSchema,
   type ErrorBody,
   type RecipientListResponse,
   type RecipientLoginResponse,
@@ -182,14 +184,17 @@ const ClientList = () => {
   const submitIdentifier = (event: FormEvent) => {
     event.preventDefault();
     const address = identifier.trim();
-    if (!normaliseRecipientIdentifier(address)) return setError(RecipientListMessages.identifierInvalid);
+    // The API's own check of the identifier (the contract's schema), with its message.
+    const refused = inputMessage(recipientIdentifierSchema, address);
+    if (refused) return setError(refused);
     void requestOtp(address);
   };
 
   const submitOtp = async (event: FormEvent) => {
     event.preventDefault();
     if (step.kind !== 'verify') return;
-    if (!/^\d{6}$/.test(otp.trim())) return setError(RecipientListMessages.otpFormat);
+    const refused = inputMessage(recipientOtpSchema, otp);
+    if (refused) return setError(refused);
     setBusy(true);
     setError('');
     try {

@@ -1,4 +1,4 @@
-import { DEFAULT_TIME_ZONE, Messages, isTimeZone } from '@esign/contract';
+import { DEFAULT_TIME_ZONE, Messages, inputMessage, isTimeZone, updateOrganisationSchema } from '@esign/contract';
 import type { OrganisationSettings } from '@esign/contract';
 
 /** The switches of the settings page: the organisation's identity checks for signers. */
@@ -89,12 +89,19 @@ export function isWebAddress(text: string): boolean {
 
 export type SettingsProblems = Partial<Record<SettingsLink | 'time_zone', string>>;
 
-/** What is wrong with the form, field by field, in words a person can act on. */
+/**
+ * What is wrong with the form, field by field, in words a person can act on; a link the page takes but the API would
+ * refuse (the contract's updateOrganisationSchema: longer than 2048 characters) gets the API's own message.
+ */
 export function validateSettings(form: SettingsForm): SettingsProblems {
   const problems: SettingsProblems = {};
   for (const field of LINKS) {
     const text = form[field].trim();
     if (text && !isWebAddress(text)) problems[field] = Messages.settingsUrlInvalid;
+    else {
+      const refused = inputMessage(updateOrganisationSchema, { [field]: linkValue(text) });
+      if (refused) problems[field] = refused;
+    }
   }
   if (!isTimeZone(form.time_zone)) problems.time_zone = Messages.settingsTimeZoneInvalid;
   return problems;

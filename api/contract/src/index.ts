@@ -13,3 +13,4 @@ export * from './face';
 export * from './dates';
 export * from './brand';
 export * from './recipient-list';
+export * from './schemas';

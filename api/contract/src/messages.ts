@@ -201,6 +201,8 @@ export const Messages = {
   notFound: 'The requested resource was not found.',
   internalError: 'Something went wrong. Please try again later',
   invalidRequest: 'The request is not valid.',
+  // A field of a call that is not what the call takes, where no more specific text applies. `{field}` is its name.
+  fieldInvalid: '{field} is not valid.',
 
   // PDF checks at upload, placement and templates (not in the specification; same style). `{name}` marks a value the
   // server fills in.

@@ -30,6 +30,9 @@ export const RecipientMessages = {
   otpFormat: 'The OTP is 6 digits.',
   otpNotNeeded: 'No OTP is needed for this document.',
   detailsInvalid: 'The signer details are not valid: {reason}.',
+  usbTokenPassword: 'Enter the USB token password.',
+  sendEmailInvalid: 'send_email must be true or false.',
+  failureTextInvalid: 'errorCode and errorMessage must be text.',
   statusInvalid: "status must be 'opened' or 'signing'.",
   locationInvalid: 'latitude must be a number from -90 to 90 and longitude one from -180 to 180.',
   locationNeeded: 'Please allow access to your location from setting and refresh screen.',
@@ -312,15 +315,6 @@ export interface VerifyOtpResponse {
   session_token?: string;
   /** Seconds of inactivity after which the session ends. */
   session_idle_seconds?: number;
-}
-
-export interface SignerDetailsInput {
-  IP?: string;
-  geoLocation?: { lat?: number | string; long?: number | string } | null;
-  userAgent?: { OS?: string; Browser?: string } | string | null;
-  status?: 'opened' | 'signing';
-  /** A data URL (PNG or JPEG) from the webcam. */
-  selfie?: string | null;
 }
 
 export interface LocationResponse {

@@ -9,6 +9,7 @@ export const RequestMessages = {
   noRecipients: 'Please add at least one recipient.',
   noSigner: 'At least one recipient must need to sign.',
   nameRequired: 'Please enter the name of every recipient.',
+  nameTooLong: 'The name may have at most 200 characters.',
   phoneInvalid: 'Please enter a valid Indian phone number.',
   recipientTypeRequired: 'Please select a recipient type.',
   durationInvalid: 'Reminder duration must be 12, 24 or 48 hours.',
@@ -29,6 +30,8 @@ export const RequestMessages = {
   templateNameRequired: 'Please enter a template name.',
   templateNotFound: 'Template not found.',
   clientReferenceInvalid: 'clientReference (or the Idempotency-Key header) must be 1 to 100 characters.',
+  formFieldValuesInvalid: 'formFieldValues must be a JSON object.',
+  templateAnnotationNotJson: 'template_annotation must be JSON.',
 } as const;
 
 /** A recipient as the console sends it in the `data` field of /v1/upload. */

@@ -15,6 +15,9 @@ export const WEBHOOK_EVENTS = [
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const WEBHOOK_ALL_EVENTS = '*';
 
+/** The longest webhook URL taken. */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
 /** Headers of every delivery (see api/src/modules/webhooks/README.md for verifying the signature). */
 export const WebhookHeaders = {
   event: 'x-esign-event',

@@ -1,5 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
+import type { ListQuery } from '@esign/contract';
 import type { Response } from 'express';
 import type { DataSource } from 'typeorm';
 import { AppError } from './app-error';
@@ -20,23 +19,11 @@ export interface ListPage<T> {
   total: number;
 }
 
-/** The query every /api list takes: any other parameter is refused (400). */
-export class ListQueryDto {
-  @ApiPropertyOptional({ description: 'JSON [start, end], inclusive, at most 100 rows.', example: '[0,9]' })
-  @IsOptional()
-  @IsString()
-  range?: string;
-
-  @ApiPropertyOptional({ description: 'JSON [field, "ASC" | "DESC"].', example: '["timestamp","DESC"]' })
-  @IsOptional()
-  @IsString()
-  sort?: string;
-
-  @ApiPropertyOptional({ description: "JSON object of the list's filters.", example: '{"q":"lease"}' })
-  @IsOptional()
-  @IsString()
-  filter?: string;
-}
+/**
+ * The query every /api list takes (`listQuerySchema` of the contract, declared with `@InputQuery(listQuerySchema)`):
+ * any other parameter is refused (400).
+ */
+export type ListQueryDto = ListQuery;
 
 export function parseJsonParam(value: unknown, name: string): unknown {
   if (value === undefined || value === '') return undefined;

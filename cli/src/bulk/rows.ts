@@ -4,7 +4,6 @@ import {
   PDF_FILENAME,
   RequestMessages,
   SIGNATURE_TYPES,
-  isEmail,
   normaliseIndianPhone,
   type RecipientInput,
   type SignatureType,
@@ -14,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors';
+import { recipientProblem } from '../core/recipients';
 
 /** The recipient columns: name1,email1,phone1,type1 … name6,email6,phone6,type6 (a 7th filled is refused). */
 const RECIPIENT_FIELDS = ['name', 'email', 'phone', 'type'] as const;
@@ -120,12 +120,15 @@ function recipientsOf(get: (column: string) => string, header: string[]): Recipi
     if (!name && !email && !phone && !type) continue;
     const problem = (message: string, what?: string) =>
       new Error(`Recipient ${n}: ${message}${what ? ` (${what})` : ''}`);
+    // Empty fields in the console's words; filled ones as the API checks them (the contract's recipientSchema).
+    const refused = recipientProblem({ name, email, phone });
     if (!name) throw problem(Messages.fillFormDetails, `name${n} is empty`);
+    if (refused?.field === 'name') throw problem(refused.message);
     if (!email) throw problem(Messages.fillFormDetails, `email${n} is empty`);
-    if (!isEmail(email)) throw problem(Messages.invalidEmail, email);
+    if (refused?.field === 'email') throw problem(refused.message, email);
     if (phone.length <= 3) throw problem(Messages.fillFormDetails, `phone${n} is empty`);
-    const phoneNumber = normaliseIndianPhone(phone);
-    if (!phoneNumber) throw problem(RequestMessages.phoneInvalid, phone);
+    if (refused?.field === 'phone') throw problem(refused.message, phone);
+    const phoneNumber = normaliseIndianPhone(phone) as string;
     if (!type) throw problem(Messages.fillFormDetails, `type${n} is empty`);
     const observer = COPY_TYPES.includes(type.toLowerCase());
     const signatureType = observer ? null : signatureTypeOf(type);

@@ -3,8 +3,8 @@ import {
   Messages,
   RequestMessages,
   SIGNATURE_TYPES,
-  isEmail,
-  normaliseIndianPhone,
+  checkInput,
+  recipientSchema,
   type SignatureType,
 } from '@esign/contract';
 import { CliError, ExitCode } from './errors';
@@ -16,6 +16,22 @@ export interface RecipientSpec {
   phoneNumber: string;
   observer: boolean;
   signature_type?: SignatureType;
+}
+
+/**
+ * The API's own check of a recipient's name, e-mail and phone (the contract's recipientSchema, as /v1/upload reads
+ * them): the field it refuses first, with the API's message; null when it takes them.
+ */
+export function recipientProblem(r: {
+  name: string;
+  email: string;
+  phone: string;
+}): { field: 'name' | 'email' | 'phone'; message: string } | null {
+  // As a copy-receiver: the signature type is checked by each caller with its own hint.
+  const checked = checkInput(recipientSchema, { name: r.name, email: r.email, phoneNumber: r.phone, observer: true });
+  if (checked.ok) return null;
+  const field = checked.problem.path[0] === 'phoneNumber' ? 'phone' : (checked.problem.path[0] as 'name' | 'email');
+  return { field, message: checked.problem.message };
 }
 
 const usage = (message: string, index?: number): never => {
@@ -42,8 +58,8 @@ export function parseRecipients(signers: string[], copies: string[]): RecipientS
       );
     const [name, email, phone, type] = parts;
     if (!name) usage(RequestMessages.nameRequired, i);
-    if (!isEmail(email)) usage(Messages.invalidEmail, i);
-    if (!normaliseIndianPhone(phone)) usage(RequestMessages.phoneInvalid, i);
+    const refused = recipientProblem({ name, email, phone });
+    if (refused) usage(refused.message, i);
     if (observer) return { name, email, phoneNumber: phone, observer };
     const signatureType = SIGNATURE_TYPES.find((t) => t.toLowerCase() === (type ?? '').toLowerCase());
     if (!signatureType) usage(`${Messages.selectSignatureType} (${SIGNATURE_TYPES.join('|')})`, i);

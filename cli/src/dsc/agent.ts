@@ -1,3 +1,4 @@
+import { checkInput, dscLoginSchema, dscVerifySchema } from '@esign/contract';
 import WebSocket from 'ws';
 import { DscTokenError, NoTokenError } from './errors';
 import type { TokenModule, TokenSigner } from './token';
@@ -75,9 +76,14 @@ async function postJson(server: string, path: string, body: unknown): Promise<Re
  * server's message.
  */
 export async function agentLogin(server: string, identifier: string, otp: () => Promise<string>): Promise<string> {
+  // The server's own checks (the contract's schemas), before anything is sent: the same messages it would answer.
+  const checkedLogin = checkInput(dscLoginSchema, { identifier });
+  if (!checkedLogin.ok) throw new AgentFatalError(checkedLogin.problem.message);
   const login = await postJson(server, '/v1/dsc/agent/login', { identifier });
   if (typeof login.loginId !== 'string') throw new AgentFatalError('The server gave no loginId');
   const code = (await otp()).trim();
+  const checkedOtp = checkInput(dscVerifySchema.shape.otp, code);
+  if (!checkedOtp.ok) throw new AgentFatalError(checkedOtp.problem.message);
   const verified = await postJson(server, '/v1/dsc/agent/verify', { loginId: login.loginId, otp: code });
   if (typeof verified.agentToken !== 'string') throw new AgentFatalError('The server gave no agentToken');
   return verified.agentToken;

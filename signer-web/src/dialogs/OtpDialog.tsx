@@ -1,4 +1,4 @@
-import { Limits, Messages, SignerTexts } from '@esign/contract';
+import { Limits, Messages, SignerTexts, checkInput, signerOtpSchema } from '@esign/contract';
 import type { SendOtpResponse, VerifyOtpResponse } from '@esign/contract';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
@@ -116,9 +116,12 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
     }
   };
 
+  // What the API takes as an OTP (the contract's signerOtpSchema: six digits).
+  const complete = checkInput(signerOtpSchema, otp).ok;
+
   const verify = async (event: FormEvent) => {
     event.preventDefault();
-    if (!userId || otp.length !== Limits.otpLength || busy || done) return;
+    if (!userId || !complete || busy || done) return;
     trigger.current = input.current;
     setBusy(true);
     setOutcome(null);
@@ -186,7 +189,7 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
         <Button variant="outline" onClick={close} disabled={done}>
           {SignerTexts.close}
         </Button>
-        <Button type="submit" form={formId} disabled={busy || done || otp.length !== Limits.otpLength}>
+        <Button type="submit" form={formId} disabled={busy || done || !complete}>
           {SignerTexts.verify}
         </Button>
       </>

@@ -1,4 +1,4 @@
-import { SignerTexts, SigningMethod } from '@esign/contract';
+import { SignerTexts, SigningMethod, checkInput, usbTokenSchema } from '@esign/contract';
 import type { SigningMethodCode, SigningRequest } from '@esign/contract';
 import { useState } from 'react';
 import { withScheme } from '../api';
@@ -15,9 +15,12 @@ export interface MethodChoiceResult {
   password: string;
 }
 
-/** Spec section 4, step 3: Aadhaar or e-Signature with the box ticked; DSC with the box ticked and a password. */
+/**
+ * Spec section 4, step 3: Aadhaar or e-Signature with the box ticked; DSC with the box ticked and a password the API
+ * takes (the contract's usbTokenSchema: not empty, at most 64 characters).
+ */
 export const canProceed = (method: SigningMethodCode | null, confirmed: boolean, password: string): boolean =>
-  method !== null && confirmed && (method !== SigningMethod.DSC || password.length > 0);
+  method !== null && confirmed && (method !== SigningMethod.DSC || checkInput(usbTokenSchema, password).ok);
 
 /**
  * After accepting: 'Select signing method' with the options the signature type allows, the confirmation, the Aadhaar

@@ -1,4 +1,12 @@
-import { Limits, Messages, RecipientMessages, SignerTexts, SigningMethod } from '@esign/contract';
+import {
+  Limits,
+  Messages,
+  RecipientMessages,
+  SignerTexts,
+  SigningMethod,
+  checkInput,
+  remarkSchema,
+} from '@esign/contract';
 import type { ReferenceResponse, SigningRequest, SigningStatusResponse } from '@esign/contract';
 import { Suspense, lazy, useCallback, useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -436,7 +444,11 @@ const Esign = () => {
               <Button variant="outline" onClick={() => setDialog(null)}>
                 {SignerTexts.cancel}
               </Button>
-              <Button variant="danger" disabled={!remark.trim() || busy} onClick={() => void reject()}>
+              <Button
+                variant="danger"
+                disabled={!checkInput(remarkSchema, remark).ok || busy}
+                onClick={() => void reject()}
+              >
                 {SignerTexts.reject}
               </Button>
             </>

@@ -1,9 +1,22 @@
-import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  espResponseSchema,
+  sandboxAadhaarSchema,
+  sandboxEsignSchema,
+  sandboxOtpSchema,
+  type InputOf,
+  type SandboxAadhaarForm,
+  type SandboxOtpForm,
+} from '@esign/contract';
 import type { Response } from 'express';
 import { Public } from '../../common/auth/auth-context';
+import { InputBody, type InputBodyOptions } from '../../common/validation/input';
 import { AadhaarService } from './aadhaar.service';
 import { SandboxEspService, type Page } from './sandbox/sandbox-esp.service';
+
+/** The ESP's pages post HTML forms. */
+const FORM: InputBodyOptions = { consumes: ['application/x-www-form-urlencoded'] };
 
 const sendPage = (res: Response, page: Page) => {
   res.status(page.status);
@@ -26,16 +39,15 @@ export class AadhaarController {
   @ApiOperation({
     summary: "The ESP's <EsignResp> (form field msg or eSignResponse): embeds it, then the result page.",
   })
-  @ApiConsumes('application/x-www-form-urlencoded')
   @Post('response/:orgId/:requestId')
   @HttpCode(303)
   async response(
     @Param('orgId') orgId: string,
     @Param('requestId') requestId: string,
-    @Body() body: Record<string, unknown>,
+    @InputBody(espResponseSchema, FORM) body: InputOf<typeof espResponseSchema>,
     @Res() res: Response,
   ): Promise<void> {
-    const outcome = await this.aadhaar.respond(orgId, requestId, body ?? {});
+    const outcome = await this.aadhaar.respond(orgId, requestId, body.msg);
     res.redirect(303, outcome.redirect);
   }
 }
@@ -49,8 +61,11 @@ export class SandboxEspController {
   @Public()
   @ApiOperation({ summary: "Sandbox ESP: the ASP's signed <Esign> request (form field msg or eSignRequest)." })
   @Post('esign')
-  async esign(@Body() body: Record<string, unknown>, @Res() res: Response): Promise<void> {
-    sendPage(res, await this.sandbox.start(body?.msg ?? body?.eSignRequest));
+  async esign(
+    @InputBody(sandboxEsignSchema, FORM) body: InputOf<typeof sandboxEsignSchema>,
+    @Res() res: Response,
+  ): Promise<void> {
+    sendPage(res, await this.sandbox.start(body.msg));
   }
 
   @Public()
@@ -58,17 +73,21 @@ export class SandboxEspController {
   @Post('session/:id/aadhaar')
   async aadhaarNumber(
     @Param('id') id: string,
-    @Body() body: Record<string, unknown>,
+    @InputBody(sandboxAadhaarSchema, FORM) body: SandboxAadhaarForm,
     @Res() res: Response,
   ): Promise<void> {
-    sendPage(res, await this.sandbox.aadhaar(id, body ?? {}));
+    sendPage(res, await this.sandbox.aadhaar(id, body));
   }
 
   @Public()
   @ApiOperation({ summary: 'Sandbox ESP: the OTP; signs and posts the answer back, or cancels after 3 wrong ones.' })
   @Post('session/:id/otp')
-  async otp(@Param('id') id: string, @Body() body: Record<string, unknown>, @Res() res: Response): Promise<void> {
-    sendPage(res, await this.sandbox.otp(id, body ?? {}));
+  async otp(
+    @Param('id') id: string,
+    @InputBody(sandboxOtpSchema, FORM) body: SandboxOtpForm,
+    @Res() res: Response,
+  ): Promise<void> {
+    sendPage(res, await this.sandbox.otp(id, body));
   }
 
   @Public()

@@ -118,7 +118,8 @@ export class AadhaarService {
   }
 
   /** POST /v1/aadhaar/response/{orgId}/{requestId}: the ESP's answer, posted by the signer's browser. */
-  async respond(orgId: string, requestId: string, body: Record<string, unknown>): Promise<AadhaarOutcome> {
+  /** `msg`: the ESP's answer as posted (the contract's espResponseSchema; '' when none was). */
+  async respond(orgId: string, requestId: string, msg: string): Promise<AadhaarOutcome> {
     const party = await this.db.manager.findOneBy(PartyEntity, { id: requestId, orgId });
     if (!party) throw new AppError('NOT_FOUND', RecipientMessages.invalidLink);
     const at = `${encodeURIComponent(orgId)}/${encodeURIComponent(party.id)}`;
@@ -151,8 +152,6 @@ export class AadhaarService {
       order: { createdAt: 'DESC' },
     });
     if (!tx) return failed(null, 'NO_TRANSACTION', AadhaarMessages.noTransaction);
-    const msg =
-      typeof body.msg === 'string' ? body.msg : typeof body.eSignResponse === 'string' ? body.eSignResponse : '';
     const answer = parseEsignResponse(msg, await this.keys.espCertificatePem(), { txn: tx.id });
     if (!answer.ok) {
       this.log.warn(`refused an eSign answer for party ${party.id}: ${answer.reason}`);

@@ -1,10 +1,17 @@
-import { Body, Controller, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { ApiKeySummary, CreatedApiKey } from '@esign/contract';
+import {
+  createApiKeySchema,
+  listQuerySchema,
+  type ApiKeySummary,
+  type CreatedApiKey,
+  type InputOf,
+  type ListQuery,
+} from '@esign/contract';
 import type { Response } from 'express';
-import { ListQueryDto, sendPage } from '../../common/rest-query';
+import { sendPage } from '../../common/rest-query';
+import { InputBody, InputQuery } from '../../common/validation/input';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
-import { CreateApiKeyDto } from './api-key.dto';
 import { AuthService } from './auth.service';
 
 /** The organisation's long-lived API keys (ra-data-simple-rest resource `api-keys`). */
@@ -21,7 +28,7 @@ export class ApiKeysController {
   @Get()
   async list(
     @Auth() auth: AuthContext,
-    @Query() query: ListQueryDto,
+    @InputQuery(listQuerySchema) query: ListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ApiKeySummary[]> {
     return sendPage(res, 'api-keys', await this.auth.listOrgKeys(auth.orgId, query));
@@ -29,8 +36,11 @@ export class ApiKeysController {
 
   @ApiOperation({ summary: 'Create a named API key; the key is shown once, in this answer.' })
   @Post()
-  create(@Auth() auth: AuthContext, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKey> {
-    return this.auth.createOrgKey(auth.orgId, dto.name.trim());
+  create(
+    @Auth() auth: AuthContext,
+    @InputBody(createApiKeySchema) body: InputOf<typeof createApiKeySchema>,
+  ): Promise<CreatedApiKey> {
+    return this.auth.createOrgKey(auth.orgId, body.name);
   }
 
   @ApiOperation({ summary: 'Revoke an API key.' })

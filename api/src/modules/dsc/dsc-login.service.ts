@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Limits } from '@esign/contract';
+import { DscMessages, Limits, dscIdentifierOf } from '@esign/contract';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource, In } from 'typeorm';
 import { AppError } from '../../common/app-error';
@@ -13,23 +13,8 @@ import { DscAgentSessionEntity } from './dsc-agent-session.entity';
 const TOKEN_HOURS = 12;
 const LIVE: PartyEntity['status'][] = ['in-progress', 'opened', 'signing', 'failed'];
 
-export const DscMessages = {
-  identifier: 'Enter the e-mail address or the phone number the signing request was sent to.',
-  sent: 'If a signing request is waiting for you, an OTP was sent there.',
-  wait: 'Please wait 30 seconds before asking for another OTP.',
-  otpInvalid: 'Invalid OTP',
-  otpExpired: 'OTP Expired',
-  tooMany: 'Too many wrong OTPs. Ask for a new one.',
-} as const;
-
-/** A lower-case e-mail, or an Indian mobile as +91 and 10 digits; null when it is neither. */
-export function normaliseIdentifier(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const text = value.trim();
-  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text) && text.length <= 254) return text.toLowerCase();
-  const digits = text.replace(/[\s()-]/g, '').replace(/^\+?91/, '');
-  return /^[6-9]\d{9}$/.test(digits) ? `+91${digits}` : null;
-}
+/** A lower-case e-mail, or an Indian mobile as +91 and 10 digits; null when it is neither (the contract's rule). */
+export const normaliseIdentifier = dscIdentifierOf;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -49,9 +34,8 @@ export class DscLoginService {
     private readonly otps: OtpService,
   ) {}
 
-  async login(identifierValue: unknown): Promise<{ code: 200; loginId: string; message: string }> {
-    const identifier = normaliseIdentifier(identifierValue);
-    if (!identifier) throw new AppError('VALIDATION_FAILED', DscMessages.identifier);
+  /** `identifier`: normalised by the contract's dscLoginSchema. */
+  async login(identifier: string): Promise<{ code: 200; loginId: string; message: string }> {
     // No hourly limit for the agent's login (OTP_POLICIES): only the resend interval, answered as it always was.
     if (!(await this.otps.mayIssue(this.db.manager, 'dsc-login', identifier)).allowed)
       throw new AppError('TOO_MANY_ATTEMPTS', DscMessages.wait, { 'Retry-After': String(Limits.otpResendSeconds) });
@@ -84,11 +68,8 @@ export class DscLoginService {
     return { code: 200, loginId: otp.id, message: DscMessages.sent };
   }
 
-  async verify(loginId: unknown, otpValue: unknown): Promise<{ code: 200; agentToken: string; expiresAt: string }> {
-    const otp = typeof otpValue === 'string' ? otpValue.trim() : '';
-    const id = typeof loginId === 'string' ? loginId : '';
-    if (!/^[0-9a-f-]{36}$/.test(id) || !/^\d{6}$/.test(otp))
-      throw new AppError('VALIDATION_FAILED', DscMessages.otpInvalid);
+  /** `id` and `otp`: as the contract's dscVerifySchema gives them. */
+  async verify(id: string, otp: string): Promise<{ code: 200; agentToken: string; expiresAt: string }> {
     const token = randomBytes(32).toString('base64url');
     const check = await this.otps.verify('dsc-login', id, otp, {
       onVerified: async (manager, row) => {

@@ -18,7 +18,6 @@ import { AgentJobError, DscAgents } from './dsc-agents';
 import { normaliseIdentifier } from './dsc-login.service';
 
 export const DscSignMessages = {
-  password: 'Enter the USB token password.',
   noAgent: (who: string) =>
     `The signer app is not connected. Open it, log in with ${who} and keep it open, then try again.`,
   alreadySubmitted: 'Your signature has already been submitted.',
@@ -47,11 +46,10 @@ export class DscService {
     req: RequestEntity,
     party: PartyEntity,
     org: Pick<OrganisationEntity, 'timeZone'>,
-    pin: unknown,
+    /** The token password, checked by the contract's usbTokenSchema before the controller. */
+    pin: string,
     ip: string | null,
   ): Promise<{ code: 200; message: string }> {
-    if (typeof pin !== 'string' || !pin || pin.length > 64)
-      throw new AppError('SIGNING_REFUSED', DscSignMessages.password);
     const ids = [normaliseIdentifier(party.email), normaliseIdentifier(party.phoneNumber)].filter(
       (v): v is string => v !== null,
     );

@@ -1,10 +1,10 @@
-import { Controller, Get, Header, Query, Req } from '@nestjs/common';
-import { Messages } from '@esign/contract';
+import { Controller, Get, Header, Req } from '@nestjs/common';
+import { devOutboxQuerySchema, Messages, type InputOf } from '@esign/contract';
 import type { Request } from 'express';
 import { AppError } from '../../common/app-error';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/auth/auth-context';
-import { DevOutboxQueryDto } from './dev-outbox.dto';
+import { InputQuery } from '../../common/validation/input';
 import { NotificationsService, type OutboxEntry } from './notifications.service';
 
 /** Loopback addresses, as Node reports them (IPv4, IPv6 and IPv4-mapped IPv6). */
@@ -23,7 +23,10 @@ export class DevOutboxController {
   @ApiOperation({ summary: 'Development only: the latest 50 e-mails and SMS (invitations, OTPs), newest first.' })
   @Get()
   @Header('Cache-Control', 'no-store')
-  list(@Query() query: DevOutboxQueryDto, @Req() req: Request): Promise<OutboxEntry[]> {
+  list(
+    @InputQuery(devOutboxQuerySchema) query: InputOf<typeof devOutboxQuerySchema>,
+    @Req() req: Request,
+  ): Promise<OutboxEntry[]> {
     if (!isLoopback(req.ip)) throw new AppError('NOT_FOUND', Messages.notFound);
     return this.notifications.devOutbox(query.to);
   }

@@ -1,9 +1,15 @@
-import { Body, Controller, Get, Header, Param, Put, Req, StreamableFile } from '@nestjs/common';
-import { ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { Organisation } from '@esign/contract';
+import { Controller, Get, Header, Param, Put, Req, StreamableFile } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  logoSchema,
+  updateOrganisationSchema,
+  type InputOf,
+  type Organisation,
+  type OrganisationUpdate,
+} from '@esign/contract';
 import type { Request } from 'express';
 import { Auth, Public, type AuthContext } from '../../common/auth/auth-context';
-import { UpdateOrganisationDto } from './organisation.dto';
+import { InputBody } from '../../common/validation/input';
 import { OrganisationsService } from './organisations.service';
 
 @ApiTags('organisations')
@@ -20,14 +26,21 @@ export class OrganisationsController {
 
   @ApiOperation({ summary: "Change the organisation's name, mode, tag or settings." })
   @Put(':orgId')
-  update(@Auth() auth: AuthContext, @Body() dto: UpdateOrganisationDto): Promise<Organisation> {
-    return this.organisations.update(auth.orgId, dto);
+  update(
+    @Auth() auth: AuthContext,
+    @InputBody(updateOrganisationSchema) body: OrganisationUpdate,
+  ): Promise<Organisation> {
+    return this.organisations.update(auth.orgId, body);
   }
 
   @ApiOperation({ summary: 'Upload the logo: a PNG of at most 1 MB, multipart field "file".' })
-  @ApiConsumes('multipart/form-data')
   @Put(':orgId/logo')
-  setLogo(@Auth() auth: AuthContext, @Req() req: Request): Promise<Organisation> {
+  setLogo(
+    @Auth() auth: AuthContext,
+    @InputBody(logoSchema, { consumes: ['multipart/form-data'], files: { file: 'The logo: a PNG of at most 1 MB.' } })
+    _fields: InputOf<typeof logoSchema>,
+    @Req() req: Request,
+  ): Promise<Organisation> {
     const files = (req.files as Express.Multer.File[] | undefined) ?? [];
     return this.organisations.setLogo(auth.orgId, files.find((f) => f.fieldname === 'file')?.buffer);
   }

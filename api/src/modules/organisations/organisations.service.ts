@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Limits, ORG_MODES, type OrgMode, type Organisation } from '@esign/contract';
+import { Limits, ORG_MODES, type OrgMode, type Organisation, type OrganisationUpdate } from '@esign/contract';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Repository } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { DocumentStorage } from '../storage/document-storage';
-import type { UpdateOrganisationDto } from './organisation.dto';
 import { OrganisationEntity } from './organisation.entity';
 
 export const ORG_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{1,63}$/;
@@ -69,7 +68,7 @@ export class OrganisationsService {
     return this.get(id);
   }
 
-  async update(id: string, dto: UpdateOrganisationDto): Promise<Organisation> {
+  async update(id: string, dto: OrganisationUpdate): Promise<Organisation> {
     const org = await this.getEntity(id);
     const changes: Partial<OrganisationEntity> = {
       name: dto.name?.trim(),

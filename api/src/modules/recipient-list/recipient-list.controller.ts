@@ -1,7 +1,9 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Req } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { recipientLoginSchema, recipientVerifySchema, type InputOf } from '@esign/contract';
 import type { Request } from 'express';
 import { Public } from '../../common/auth/auth-context';
+import { InputBody } from '../../common/validation/input';
 import { RecipientListService } from './recipient-list.service';
 
 const ipOf = (req: Request): string | null => req.ip ?? req.socket.remoteAddress ?? null;
@@ -22,16 +24,16 @@ export class RecipientListController {
   })
   @Post('login')
   @HttpCode(200)
-  login(@Body() body: { identifier?: unknown }, @Req() req: Request) {
-    return this.list.login(body?.identifier, ipOf(req));
+  login(@InputBody(recipientLoginSchema) body: InputOf<typeof recipientLoginSchema>, @Req() req: Request) {
+    return this.list.login(body.identifier, ipOf(req));
   }
 
   @Public()
   @ApiOperation({ summary: '{ id, otp }: a list token for GET /v1/recipient/requests (30 minutes).' })
   @Post('verify')
   @HttpCode(200)
-  verify(@Body() body: { id?: unknown; otp?: unknown }) {
-    return this.list.verify(body?.id, body?.otp);
+  verify(@InputBody(recipientVerifySchema) body: InputOf<typeof recipientVerifySchema>) {
+    return this.list.verify(body.id, body.otp);
   }
 
   @Public()

@@ -4,7 +4,6 @@ import {
   Limits,
   Messages,
   RecipientListMessages,
-  normaliseRecipientIdentifier,
   type PartyStatus,
   type RecipientListItem,
   type RecipientListResponse,
@@ -26,7 +25,6 @@ import { RecipientListLoginEntity } from './recipient-list-login.entity';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A party may still act on these (with the request in progress): the list gives them their sign link. */
 const ACTIONABLE: readonly PartyStatus[] = ['in-progress', 'opened', 'signing', 'failed'];
 
@@ -57,9 +55,8 @@ export class RecipientListService {
     private readonly links: LinksService,
   ) {}
 
-  async login(identifierValue: unknown, ip: string | null): Promise<RecipientLoginResponse> {
-    const identifier = normaliseRecipientIdentifier(identifierValue);
-    if (!identifier) throw new AppError('VALIDATION_FAILED', RecipientListMessages.identifierInvalid);
+  /** `identifier`: normalised by the contract's recipientLoginSchema. */
+  async login(identifier: string, ip: string | null): Promise<RecipientLoginResponse> {
     const now = this.clock.now();
     const hourAgo = new Date(now.getTime() - HOUR_MS);
     const logins = this.db.getRepository(RecipientListLoginEntity);
@@ -119,11 +116,8 @@ export class RecipientListService {
     };
   }
 
-  async verify(idValue: unknown, otpValue: unknown): Promise<RecipientVerifyResponse> {
-    const id = typeof idValue === 'string' ? idValue.trim().toLowerCase() : '';
-    const otp = typeof otpValue === 'string' ? otpValue.trim() : typeof otpValue === 'number' ? String(otpValue) : '';
-    if (!/^\d{6}$/.test(otp)) throw new AppError('VALIDATION_FAILED', RecipientListMessages.otpFormat);
-    if (!UUID.test(id)) throw new AppError('VALIDATION_FAILED', RecipientListMessages.loginUnknown);
+  /** `id` and `otp`: as the contract's recipientVerifySchema gives them. */
+  async verify(id: string, otp: string): Promise<RecipientVerifyResponse> {
     const token = randomBytes(32).toString('base64url');
     const check = await this.otps.verify('recipient-list', id, otp, {
       onVerified: async (manager, row) => {

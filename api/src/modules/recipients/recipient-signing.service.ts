@@ -3,11 +3,10 @@ import {
   Messages,
   RecipientMessages,
   SigningMethod,
-  SIGNATURE_KINDS,
-  SIGNATURE_STYLES,
   type InitResponse,
+  type SignatureFields,
   type SignatureKind,
-  type SignatureStyle,
+  type SigningMethodCode,
 } from '@esign/contract';
 import { IsNull } from 'typeorm';
 import { AppError } from '../../common/app-error';
@@ -21,18 +20,15 @@ import { MetricsService } from '../metrics/metrics.service';
 import { checkSignatureImage, fromDataUrl } from '../signing/electronic/signature-image';
 import { SealQueue } from '../requests/seal.queue';
 import { DocumentStorage } from '../storage/document-storage';
-import { parseMethod, refuseSigning } from '../requests/rules';
+import { refuseSigning } from '../requests/rules';
 import { asSeenBy, type SignerContext } from './signer-link.guard';
 import { SignerSessions } from './signer-sessions.service';
 import { SignerRows, policyOf, refused } from './signer-rows';
 
 /** What the signature pad sends (spec: drawn, typed name in normal or italic, or an uploaded image). */
-export interface SignatureInput {
-  kind?: unknown;
-  style?: unknown;
-  /** Multipart file, or the `file` field as a data: URL. */
-  file?: { bytes: Buffer; filename: string | null } | null;
-  dataUrl?: unknown;
+export interface SignatureInput extends SignatureFields {
+  /** The multipart file part, when the image came as one (else `dataUrl`, or nothing). */
+  file: { bytes: Buffer; filename: string | null } | null;
 }
 
 /**
@@ -59,9 +55,7 @@ export class RecipientSigning {
    * GET /v1/init/{orgId}/{requestId}?method=N: checks that the party may sign with the method now and records the
    * choice. The Aadhaar (0) and DSC (1) gateways come with their own step; until then they answer 503.
    */
-  async init(ctx: SignerContext, methodParam: unknown, ip: string | null): Promise<InitResponse> {
-    const method = methodParam === undefined ? SigningMethod.Aadhaar : parseMethod(methodParam);
-    if (method === null) throw new AppError('VALIDATION_FAILED', RecipientMessages.methodInvalid);
+  async init(ctx: SignerContext, method: SigningMethodCode, ip: string | null): Promise<InitResponse> {
     const loaded = await this.rows.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseSigning(req, asSeenBy(me, req, ctx.session), parties, policyOf(org), method);
       if (refusal) throw refused(refusal);
@@ -83,7 +77,7 @@ export class RecipientSigning {
    * POST /v1/dscToken/{orgId}/{requestId}: the USB token password for the signer's desktop agent, which signs with the
    * token; answers once the signature is in the document (the page then polls the status). Refusals are 400 (hold-on).
    */
-  async dscToken(ctx: SignerContext, body: Record<string, unknown>, ip: string | null) {
+  async dscToken(ctx: SignerContext, pin: string, ip: string | null) {
     const loaded = await this.rows.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseSigning(req, asSeenBy(me, req, ctx.session), parties, policyOf(org), SigningMethod.DSC);
       if (refusal) throw refused(refusal);
@@ -95,7 +89,7 @@ export class RecipientSigning {
       }
       return { req, me, org };
     });
-    const answer = await this.dsc.sign(loaded.req, loaded.me, loaded.org, body?.usb_token, ip);
+    const answer = await this.dsc.sign(loaded.req, loaded.me, loaded.org, pin, ip);
     this.runner.nudge();
     return answer;
   }
@@ -112,20 +106,14 @@ export class RecipientSigning {
    * the seal job applies it to the document.
    */
   async esignature(ctx: SignerContext, input: SignatureInput, ip: string | null) {
-    const kind = (input.kind === undefined || input.kind === '' ? null : input.kind) as SignatureKind | null;
-    if (kind !== null && !(SIGNATURE_KINDS as readonly unknown[]).includes(kind))
-      throw new AppError('VALIDATION_FAILED', RecipientMessages.signatureKindInvalid);
-    const style = (input.style === undefined || input.style === '' ? 'normal' : input.style) as SignatureStyle;
-    if (!(SIGNATURE_STYLES as readonly unknown[]).includes(style))
-      throw new AppError('VALIDATION_FAILED', RecipientMessages.signatureStyleInvalid);
-
+    const { kind, style } = input;
     let imageKey: string | null = null;
     let resolvedKind: SignatureKind;
     if (kind === 'typed') {
       resolvedKind = 'typed';
     } else {
-      const fromUrl = input.dataUrl !== undefined && input.dataUrl !== '' ? fromDataUrl(input.dataUrl) : null;
-      if (input.dataUrl !== undefined && input.dataUrl !== '' && !fromUrl)
+      const fromUrl = input.dataUrl !== null ? fromDataUrl(input.dataUrl) : null;
+      if (input.dataUrl !== null && !fromUrl)
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', Messages.invalidSignatureImage);
       const bytes = input.file?.bytes ?? fromUrl;
       if (!bytes) throw new AppError('VALIDATION_FAILED', Messages.emptySignaturePad);

@@ -1,8 +1,23 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { SignerDetailsInput } from '@esign/contract';
+import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  dscTokenSchema,
+  esignatureSchema,
+  failedSchema,
+  initQuerySchema,
+  livenessSchema,
+  locationSchema,
+  rejectSchema,
+  signerDetailsSchema,
+  verifyOtpSchema,
+  type FailedReport,
+  type InputOf,
+  type SignatureFields,
+  type SignerDetails,
+} from '@esign/contract';
 import type { Request } from 'express';
 import { uploadedFile } from '../../common/uploaded-file';
+import { InputBody, InputQuery } from '../../common/validation/input';
 import { LivenessService } from './liveness.service';
 import { SignerOtpService } from './signer-otp.service';
 import { RecipientSigning } from './recipient-signing.service';
@@ -38,8 +53,12 @@ export class RecipientsController {
   @ApiOperation({ summary: "DSC: { usb_token } goes to the signer's desktop agent, which signs with the USB token." })
   @Post('dscToken/:orgId/:requestId')
   @HttpCode(200)
-  dscToken(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
-    return this.signing.dscToken(signer, body ?? {}, ipOf(req));
+  dscToken(
+    @Signer() signer: SignerContext,
+    @InputBody(dscTokenSchema) body: InputOf<typeof dscTokenSchema>,
+    @Req() req: Request,
+  ) {
+    return this.signing.dscToken(signer, body.usb_token, ipOf(req));
   }
 
   @SignerRoute()
@@ -66,10 +85,10 @@ export class RecipientsController {
   verifyOtp(
     @Signer() signer: SignerContext,
     @Param('userId') userId: string,
-    @Body() body: { otp?: unknown },
+    @InputBody(verifyOtpSchema) body: InputOf<typeof verifyOtpSchema>,
     @Req() req: Request,
   ) {
-    return this.otp.verify(signer, userId, body?.otp, ipOf(req));
+    return this.otp.verify(signer, userId, body.otp, ipOf(req));
   }
 
   // A face capture in the body needs the signer session (checked by the service); opening and accepting do not.
@@ -77,8 +96,12 @@ export class RecipientsController {
   @ApiOperation({ summary: 'Signer details: status opened or signing (accepted), device, position, face capture.' })
   @Post('signer_details/:orgId/:refId/:orderNo')
   @HttpCode(200)
-  signerDetails(@Signer() signer: SignerContext, @Body() body: SignerDetailsInput, @Req() req: Request) {
-    return this.checks.signerDetails(signer, body ?? {}, ipOf(req), req.headers['user-agent']);
+  signerDetails(
+    @Signer() signer: SignerContext,
+    @InputBody(signerDetailsSchema) body: SignerDetails,
+    @Req() req: Request,
+  ) {
+    return this.checks.signerDetails(signer, body, ipOf(req), req.headers['user-agent']);
   }
 
   @SignerRoute()
@@ -92,8 +115,12 @@ export class RecipientsController {
   @ApiOperation({ summary: 'Decide whether the signer may sign from their position: { latitude, longitude, orgId }.' })
   @Post('get_location')
   @HttpCode(200)
-  getLocation(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
-    return this.checks.getLocation(signer, body ?? {}, ipOf(req));
+  getLocation(
+    @Signer() signer: SignerContext,
+    @InputBody(locationSchema) body: InputOf<typeof locationSchema>,
+    @Req() req: Request,
+  ) {
+    return this.checks.getLocation(signer, { lat: body.latitude, long: body.longitude }, ipOf(req));
   }
 
   @SignerRoute()
@@ -110,15 +137,23 @@ export class RecipientsController {
   })
   @Post('liveness/:orgId/:requestId')
   @HttpCode(200)
-  livenessCheck(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
-    return this.liveness.check(signer, body ?? {}, ipOf(req));
+  livenessCheck(
+    @Signer() signer: SignerContext,
+    @InputBody(livenessSchema) body: InputOf<typeof livenessSchema>,
+    @Req() req: Request,
+  ) {
+    return this.liveness.check(signer, body.video_file, ipOf(req));
   }
 
   @SignerRoute({ session: true })
   @ApiOperation({ summary: 'Start signing with a method (?method=0 Aadhaar, 1 DSC, 2 e-Signature).' })
   @Get('init/:orgId/:requestId')
-  init(@Signer() signer: SignerContext, @Query('method') method: unknown, @Req() req: Request) {
-    return this.signing.init(signer, method, ipOf(req));
+  init(
+    @Signer() signer: SignerContext,
+    @InputQuery(initQuerySchema) query: InputOf<typeof initQuerySchema>,
+    @Req() req: Request,
+  ) {
+    return this.signing.init(signer, query.method, ipOf(req));
   }
 
   @SignerRoute({ session: true })
@@ -126,20 +161,21 @@ export class RecipientsController {
     summary:
       'Submit the electronic signature: file (multipart PNG/JPEG, or a data: URL), kind drawn|typed|uploaded, style normal|italic.',
   })
-  @ApiConsumes('multipart/form-data', 'application/json')
   @Post('esignature/:orgId/:requestId')
   @HttpCode(200)
-  esignature(@Signer() signer: SignerContext, @Req() req: Request) {
-    const body = (req.body ?? {}) as Record<string, unknown>;
+  esignature(
+    @Signer() signer: SignerContext,
+    @InputBody(esignatureSchema, {
+      consumes: ['multipart/form-data', 'application/json'],
+      files: { file: 'The signature image (PNG or JPEG, under 1 MB); or send file as a data: URL.' },
+    })
+    body: SignatureFields,
+    @Req() req: Request,
+  ) {
     const file = uploadedFile(req);
     return this.signing.esignature(
       signer,
-      {
-        kind: body.kind,
-        style: body.style,
-        file: file ? { bytes: file.bytes, filename: file.filename || null } : null,
-        dataUrl: typeof body.file === 'string' ? body.file : undefined,
-      },
+      { ...body, file: file ? { bytes: file.bytes, filename: file.filename || null } : null },
       ipOf(req),
     );
   }
@@ -155,8 +191,12 @@ export class RecipientsController {
   @ApiOperation({ summary: 'Reject the document with a remark (required).' })
   @Post('esign/reject/:orgId/:refId/:orderNo')
   @HttpCode(200)
-  reject(@Signer() signer: SignerContext, @Body() body: { remark?: unknown }, @Req() req: Request) {
-    return this.recipients.reject(signer, body?.remark, ipOf(req));
+  reject(
+    @Signer() signer: SignerContext,
+    @InputBody(rejectSchema) body: InputOf<typeof rejectSchema>,
+    @Req() req: Request,
+  ) {
+    return this.recipients.reject(signer, body.remark, ipOf(req));
   }
 
   @SignerRoute()
@@ -170,8 +210,8 @@ export class RecipientsController {
   @ApiOperation({ summary: 'Record a failed signing attempt: { send_email, errorCode, errorMessage }.' })
   @Post('failed/:orgId/:requestId')
   @HttpCode(200)
-  failed(@Signer() signer: SignerContext, @Body() body: Record<string, unknown>, @Req() req: Request) {
-    return this.recipients.failed(signer, body ?? {}, ipOf(req));
+  failed(@Signer() signer: SignerContext, @InputBody(failedSchema) body: FailedReport, @Req() req: Request) {
+    return this.recipients.failed(signer, body, ipOf(req));
   }
 
   @SignerRoute({ session: true })

@@ -3,6 +3,7 @@ import {
   Limits,
   Messages,
   RecipientMessages,
+  type FailedReport,
   type FailedResponse,
   type ReferenceResponse,
   type RetryResponse,
@@ -11,7 +12,6 @@ import {
   type SigningStatusResponse,
   type SigningMethodCode,
 } from '@esign/contract';
-import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
 import { PartyEntity } from '../requests/party.entity';
@@ -29,7 +29,7 @@ import {
 import type { SignerContext } from './signer-link.guard';
 import { SignerSessions } from './signer-sessions.service';
 import { SignerOtpService } from './signer-otp.service';
-import { SignerRows, clean, flag, refused } from './signer-rows';
+import { SignerRows, flag, refused } from './signer-rows';
 
 /**
  * The recipient side of the /v1 contract (spec sections 4 and 7) that is the link holder's own: what a party sees, the
@@ -126,11 +126,7 @@ export class RecipientsService {
   }
 
   /** POST /v1/esign/reject: the party rejects with a remark; the request is closed and the others are told. */
-  async reject(ctx: SignerContext, remarkValue: unknown, ip: string | null): Promise<ReturnUrlResponse> {
-    const remark = typeof remarkValue === 'string' ? remarkValue.trim() : '';
-    if (!remark) throw new AppError('VALIDATION_FAILED', RecipientMessages.remarkRequired);
-    if (remark.length > Limits.remarkMaxLength)
-      throw new AppError('VALIDATION_FAILED', RecipientMessages.remarkTooLong);
+  async reject(ctx: SignerContext, remark: string, ip: string | null): Promise<ReturnUrlResponse> {
     const org = await this.rows.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseAction(req, me, parties);
       if (refusal) throw refused(refusal);
@@ -197,10 +193,11 @@ export class RecipientsService {
    * POST /v1/failed/{orgId}/{requestId}: the failed page reports a failed attempt (once per attempt: a reload of the
    * page does not count again). send_email false (the address carried the email flag) sends no message.
    */
-  async failed(ctx: SignerContext, body: Record<string, unknown>, ip: string | null): Promise<FailedResponse> {
-    const sendEmail = !(body?.send_email === false || body?.send_email === 'false');
-    const code = clean(body?.errorCode, 32);
-    const message = clean(body?.errorMessage, 500);
+  async failed(
+    ctx: SignerContext,
+    { sendEmail, errorCode: code, errorMessage: message }: FailedReport,
+    ip: string | null,
+  ): Promise<FailedResponse> {
     const result = await this.rows.inTransaction(ctx, async ({ req, me, org }, manager) => {
       // A finished request's link only answers the status pages: no failure is recorded, and none is claimed.
       const closed = closedReason(req.status);

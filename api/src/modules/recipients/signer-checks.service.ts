@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import {
   Limits,
   RecipientMessages,
+  cleanText,
   type FlagText,
   type LocationResponse,
-  type SignerDetailsInput,
+  type SignerDetails,
 } from '@esign/contract';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
@@ -18,20 +19,15 @@ import { DocumentStorage } from '../storage/document-storage';
 import { locationRemark, partyTransition, refuseAction } from '../requests/rules';
 import type { SignerContext } from './signer-link.guard';
 import { signingOver } from './signer-sessions.service';
-import { SignerRows, clean, flag, refused } from './signer-rows';
+import { SignerRows, flag, refused } from './signer-rows';
 
-function userAgentText(body: SignerDetailsInput['userAgent'], header: string | undefined): string | null {
+function userAgentText(body: SignerDetails['userAgent'], header: string | undefined): string | null {
   if (body && typeof body === 'object') {
-    const browser = clean(body.Browser, 120);
-    const os = clean(body.OS, 120);
+    const browser = cleanText(body.Browser, 120);
+    const os = cleanText(body.OS, 120);
     if (browser || os) return [browser, os].filter(Boolean).join(' on ');
   }
-  return clean(body, 300) ?? clean(header, 300);
-}
-
-function coordinate(value: unknown, limit: number): number | null {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : NaN;
-  return Number.isFinite(n) && Math.abs(n) <= limit ? n : null;
+  return cleanText(body, 300) ?? cleanText(header, 300);
 }
 
 /**
@@ -53,16 +49,14 @@ export class SignerChecks {
   /** POST /v1/signer_details: status opened, then signing (the party accepted); IP, device, position, selfie. */
   async signerDetails(
     ctx: SignerContext,
-    body: SignerDetailsInput,
+    body: SignerDetails,
     ip: string | null,
     userAgentHeader: string | undefined,
   ): Promise<{ code: 200; message: string; status: string }> {
-    const status = body?.status ?? 'opened';
-    if (status !== 'opened' && status !== 'signing')
-      throw new AppError('VALIDATION_FAILED', RecipientMessages.statusInvalid);
+    const { status, position } = body;
     let selfieKey: string | null = null;
     let faceScore: number | null = null;
-    if (body.selfie !== undefined && body.selfie !== null && body.selfie !== '') {
+    if (body.selfie !== null) {
       // A face capture on an OTP request comes only from the browser that verified the OTP.
       if (ctx.request.otpRequired && !ctx.session && !signingOver(ctx.request, ctx.party))
         throw new AppError('OTP_REQUIRED', RecipientMessages.otpSessionRequired);
@@ -82,14 +76,6 @@ export class SignerChecks {
       if (faces.length > 1) throw new AppError('VALIDATION_FAILED', RecipientMessages.manyFaces);
       faceScore = Math.round(faces[0].score * 1000) / 1000;
       selfieKey = (await this.storage.put(bytes)).key;
-    }
-    const geo = body.geoLocation ?? null;
-    let position: { lat: number; long: number } | null = null;
-    if (geo && (geo.lat !== undefined || geo.long !== undefined)) {
-      const lat = coordinate(geo.lat, 90);
-      const long = coordinate(geo.long, 180);
-      if (lat === null || long === null) throw new AppError('VALIDATION_FAILED', RecipientMessages.locationInvalid);
-      position = { lat, long };
     }
     const userAgent = userAgentText(body.userAgent, userAgentHeader);
 
@@ -138,10 +124,11 @@ export class SignerChecks {
   }
 
   /** POST /v1/get_location: where the signer is and whether the organisation lets them sign from there. */
-  async getLocation(ctx: SignerContext, body: Record<string, unknown>, ip: string | null): Promise<LocationResponse> {
-    const lat = coordinate(body?.latitude, 90);
-    const long = coordinate(body?.longitude, 180);
-    if (lat === null || long === null) throw new AppError('VALIDATION_FAILED', RecipientMessages.locationInvalid);
+  async getLocation(
+    ctx: SignerContext,
+    { lat, long }: { lat: number; long: number },
+    ip: string | null,
+  ): Promise<LocationResponse> {
     const decided = await this.rows.inTransaction(ctx, async ({ req, parties, me, org }, manager) => {
       const refusal = refuseAction(req, me, parties);
       if (refusal) throw refused(refusal);

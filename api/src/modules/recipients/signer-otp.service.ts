@@ -67,11 +67,9 @@ export class SignerOtpService {
     return pending && { userId: pending.id, resend_after: pending.resendAfter, expires_in: pending.expiresIn };
   }
 
-  async verify({ party }: SignerContext, userId: string, otp: unknown, ip: string | null): Promise<VerifyOtpResponse> {
-    const code = typeof otp === 'number' ? String(otp).padStart(Limits.otpLength, '0') : otp;
-    if (typeof code !== 'string' || !/^\d{6}$/.test(code.trim()))
-      throw new AppError('VALIDATION_FAILED', RecipientMessages.otpFormat);
-    const check = await this.otps.verify('signing', userId, code.trim(), {
+  /** `code`: six digits (the contract's signerOtpSchema). */
+  async verify({ party }: SignerContext, userId: string, code: string, ip: string | null): Promise<VerifyOtpResponse> {
+    const check = await this.otps.verify('signing', userId, code, {
       subject: party.id,
       onVerified: async (manager, row) => {
         const now = row.verifiedAt;

@@ -23,14 +23,6 @@ export function policyOf(org: OrganisationEntity): RulePolicy {
   };
 }
 
-/** A signer's text (a remark, a user agent): control characters folded into spaces, trimmed, at most `max`. */
-export const clean = (value: unknown, max: number): string | null => {
-  if (typeof value !== 'string') return null;
-  // eslint-disable-next-line no-control-regex
-  const text = value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  return text ? text.slice(0, max) : null;
-};
-
 /**
  * The rows a link holder acts on (through the requests' repository): the request, its parties, the link's party and
  * the organisation, read as they are, or locked in a transaction for a change (on engines with row locks).

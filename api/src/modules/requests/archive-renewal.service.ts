@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { RequestMessages } from '@esign/contract';
+import { RequestMessages, refIdOf } from '@esign/contract';
 import { DataSource, LessThanOrEqual } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
@@ -10,7 +10,6 @@ import { renewalTime } from '../signing/evidence/renewal';
 import { SigningEngine } from '../signing/pdf/engine';
 import { DocumentStorage } from '../storage/document-storage';
 import { RequestEntity } from './request.entity';
-import { toRefId } from './request-repository';
 
 export const ARCHIVE_RENEW_JOB = 'archive.renew';
 const DAY_MS = 86_400_000;
@@ -75,7 +74,7 @@ export class ArchiveService implements OnModuleInit {
 
   /** `manage renew-archive --ref N [--force]`: renews one completed document now (when due, or always with force). */
   async renewRef(refIdText: string, force: boolean): Promise<RenewOutcome> {
-    const refId = toRefId(refIdText);
+    const refId = refIdOf(refIdText);
     if (refId === null) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     return this.renew(refId, force);
   }

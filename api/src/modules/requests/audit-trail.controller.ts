@@ -1,4 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
+import { refIdOf } from '@esign/contract';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
@@ -6,7 +7,6 @@ import { AppError } from '../../common/app-error';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { AuditService, type AuditTrail } from '../audit/audit.service';
 import { RequestEntity } from './request.entity';
-import { toRefId } from './request-repository';
 
 /**
  * A request's hash-chained audit trail, for `esign-cli verify` to compare with the certificate of completion. The route
@@ -25,7 +25,7 @@ export class AuditTrailController {
   @ApiOperation({ summary: "A request's audit events and whether their hash chain is intact." })
   @Get('requests/:refId/audit')
   async trail(@Auth() auth: AuthContext, @Param('refId') id: string): Promise<AuditTrail> {
-    const refId = toRefId(id);
+    const refId = refIdOf(id);
     const request =
       refId === null ? null : await this.db.getRepository(RequestEntity).findOneBy({ refId, orgId: auth.orgId });
     if (refId === null || !request || request.deletedAt) throw new AppError('NOT_FOUND', 'Request not found.');

@@ -1,13 +1,13 @@
 import { Controller, Get, Logger, Param, Query, Res, StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Messages } from '@esign/contract';
+import { Messages, refIdOf } from '@esign/contract';
 import type { Response } from 'express';
 import { AppError } from '../../common/app-error';
 import { errorBody } from '../../common/error.filter';
 import { Public } from '../../common/auth/auth-context';
 import { LinksService, type DocumentKind } from '../secrets/links.service';
 import { TemplatesService } from '../templates/templates.service';
-import { RequestRepository, toRefId } from './request-repository';
+import { RequestRepository } from './request-repository';
 
 const KINDS = new Set<DocumentKind>(['original', 'signed', 'template']);
 
@@ -46,7 +46,7 @@ export class DocumentsController {
       file = new StreamableFile(template.bytes);
       filename = template.filename;
     } else {
-      const refId = toRefId(id);
+      const refId = refIdOf(id);
       if (refId === null) throw new AppError('NOT_FOUND', 'Document not found.');
       await this.links.verifyDocumentLink(orgId, refId, kind as DocumentKind, exp, sig);
       // Streamed from the store: a large PDF is never held whole in memory. The stream checks the SHA-256 as it goes.

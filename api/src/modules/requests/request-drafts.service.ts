@@ -4,7 +4,11 @@ import {
   DEFAULT_RECTANGLE,
   RequestMessages,
   type DraftReference,
-  type PlacementInput,
+  flag,
+  pageListSchema,
+  type PlacementEntry,
+  type PlacementsInput,
+  type UploadInput,
   type UploadedRecipient,
   type UploadResponse,
 } from '@esign/contract';
@@ -16,6 +20,7 @@ import type { JsonValue } from '../../database/columns';
 import { actorOf, type AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
 import type { UploadedFile } from '../../common/uploaded-file';
+import { parseInput } from '../../common/validation/input';
 import { AuditService } from '../audit/audit.service';
 import { inspectPdf, type InspectedPdf } from '../documents/pdf/inspect';
 import { fromRuns } from '../documents/pdf/pageRuns';
@@ -23,9 +28,9 @@ import { placeBoxes } from '../documents/pdf/placement';
 import { DocumentStorage } from '../storage/document-storage';
 import { LinksService } from '../secrets/links.service';
 import { PartyEntity } from './party.entity';
-import { parseBoolean, validateOptions, validateRecipients, type ValidRecipient } from './recipients';
+import { enabledRecipients, type RequestOptions, type ValidRecipient } from './recipients';
 import { RequestEntity } from './request.entity';
-import { RequestRepository, toRefId } from './request-repository';
+import { RequestRepository } from './request-repository';
 
 /** Where a new request's document and first placements come from when it is started from a template. */
 export interface PreparedDocument {
@@ -36,7 +41,8 @@ export interface PreparedDocument {
   signerBoxes?: Array<Pick<PartyEntity, 'boxes' | 'pageNo'> | undefined>;
 }
 
-const CLIENT_REFERENCE_MAX = 100;
+/** A placement's apply_all, checked when the placement is applied (an observer's is not). */
+const APPLY_ALL = flag('apply_all', false);
 
 /** A party's recipient-side state before anything happened on its link (new requests and duplicates). */
 export const FRESH_RECIPIENT_STATE = {
@@ -159,17 +165,15 @@ export class RequestDrafts {
   /** POST /v1/upload. Everything is checked before anything is written; the request is created whole or not at all. */
   async upload(
     auth: AuthContext,
-    body: Record<string, unknown>,
+    input: UploadInput,
     file: UploadedFile | undefined,
     prepare?: (recipients: ValidRecipient[]) => Promise<PreparedDocument>,
   ): Promise<UploadResponse> {
     const org = await this.repo.organisation(auth.orgId);
-    const recipients = validateRecipients(body.data, org.signatureTypes);
-    const options = validateOptions(body);
-    const editing = body.refId === undefined || body.refId === '' ? null : toRefId(body.refId);
-    if (body.refId !== undefined && body.refId !== '' && editing === null)
-      throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
-    const clientReference = clientReferenceOf(body.clientReference);
+    const recipients = enabledRecipients(input.recipients, org.signatureTypes);
+    const { checkOrder, otpRequired, reminder, reminderDuration } = input;
+    const options: RequestOptions = { checkOrder, otpRequired, reminder, reminderDuration };
+    const { refId: editing, clientReference } = input;
     // The same client reference again answers the request it created (a retry, or a bulk run resumed).
     if (editing === null && clientReference !== null) {
       const existing = await this.byClientReference(auth, clientReference);
@@ -257,7 +261,7 @@ export class RequestDrafts {
     auth: AuthContext,
     refId: number,
     recipients: ValidRecipient[],
-    options: ReturnType<typeof validateOptions>,
+    options: RequestOptions,
     prepared: PreparedDocument | null,
   ): Promise<UploadResponse> {
     const file = prepared ? await this.storage.put(prepared.inspected.bytes) : null;
@@ -360,8 +364,7 @@ export class RequestDrafts {
   }
 
   /** POST /v1/save: stores each signer's placement on the real pages. */
-  async save(auth: AuthContext, data: unknown): Promise<{ code: 200; message: string }> {
-    const entries = parsePlacements(data);
+  async save(auth: AuthContext, entries: PlacementsInput): Promise<{ code: 200; message: string }> {
     await this.db.transaction(async (manager) => {
       for (const [refId, list] of groupByRef(entries)) {
         const req = await this.repo.lockRequest(manager, auth.orgId, refId);
@@ -377,19 +380,20 @@ export class RequestDrafts {
     manager: EntityManager,
     auth: AuthContext,
     req: RequestEntity,
-    entries: PlacementInput[],
+    entries: PlacementEntry[],
   ): Promise<void> {
     const parties = await this.repo.parties(manager, req.refId);
     const now = this.clock.now();
     const saved: number[] = [];
     for (const entry of entries) {
-      const party = parties.find((p) => p.order === Number(entry.order));
+      const party = parties.find((p) => p.order === entry.order);
       if (!party) throw new AppError('VALIDATION_FAILED', RequestMessages.saveDataInvalid);
       if (party.observer) continue;
-      const applyAll = parseBoolean(entry.apply_all, false, 'apply_all');
+      const applyAll = parseInput(APPLY_ALL, entry.apply_all);
       const rectangle = entry.rectangle === undefined || entry.rectangle === '' ? DEFAULT_RECTANGLE : entry.rectangle;
       if (typeof rectangle !== 'string') throw new AppError('VALIDATION_FAILED', 'rectangle must be text x1,y1,x2,y2.');
-      const pageNo = entry.pageNo === undefined || entry.pageNo === null ? [1] : toPageList(entry.pageNo);
+      const pageNo =
+        entry.pageNo === undefined || entry.pageNo === null ? [1] : parseInput(pageListSchema, entry.pageNo);
       const boxes = placeBoxes({ rectangle, pageNo, applyAll, totalPages: req.totalPages, geometry: req.geometry });
       party.pageNo = applyAll ? [] : pageNo;
       party.applyAll = applyAll;
@@ -490,61 +494,16 @@ export class RequestDrafts {
 const isUniqueViolation = (err: unknown): boolean =>
   /UNIQUE constraint|Duplicate entry|ER_DUP_ENTRY/i.test(String((err as Error)?.message));
 
-/** clientReference of /v1/upload (or the Idempotency-Key header): 1 to 100 characters after trimming; null when absent. */
-export function clientReferenceOf(value: unknown): string | null {
-  if (value === undefined || value === null || value === '') return null;
-  const text = typeof value === 'string' ? value.trim() : '';
-  if (!text || text.length > CLIENT_REFERENCE_MAX)
-    throw new AppError('VALIDATION_FAILED', RequestMessages.clientReferenceInvalid);
-  return text;
-}
-
 /** The height a viewer shows a page at: its crop box, turned by its rotation. */
 function displayedHeight(g: { cropBox: [number, number, number, number]; rotation: number }): number {
   return g.rotation % 180 === 0 ? g.cropBox[3] : g.cropBox[2];
 }
 
-function toPageList(value: unknown): number[] {
-  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
-  return list.map((v) => {
-    const n = Number(typeof v === 'string' ? v.trim() : v);
-    if (!Number.isInteger(n))
-      throw new AppError('VALIDATION_FAILED', `pageNo must list page numbers; '${String(v)}' is not one.`);
-    return n;
-  });
-}
-
-/** The placements of POST /v1/save and /v1/process (`data`: JSON text, one entry or a list). */
-export function parsePlacements(data: unknown): PlacementInput[] {
-  let list = data;
-  if (typeof data === 'string') {
-    try {
-      list = JSON.parse(data);
-    } catch {
-      throw new AppError('VALIDATION_FAILED', RequestMessages.saveDataInvalid);
-    }
-  }
-  if (list && typeof list === 'object' && !Array.isArray(list)) list = [list];
-  if (!Array.isArray(list) || list.length === 0)
-    throw new AppError('VALIDATION_FAILED', RequestMessages.saveDataInvalid);
-  for (const e of list) {
-    if (
-      !e ||
-      typeof e !== 'object' ||
-      toRefId((e as PlacementInput).refId) === null ||
-      !Number.isInteger(Number((e as PlacementInput).order))
-    )
-      throw new AppError('VALIDATION_FAILED', RequestMessages.saveDataInvalid);
-  }
-  return list as PlacementInput[];
-}
-
 /** Placements by Ref ID, in the order given. */
-export function groupByRef(entries: PlacementInput[]): Map<number, PlacementInput[]> {
-  const map = new Map<number, PlacementInput[]>();
+export function groupByRef(entries: PlacementEntry[]): Map<number, PlacementEntry[]> {
+  const map = new Map<number, PlacementEntry[]>();
   for (const e of entries) {
-    const id = toRefId(e.refId) as number;
-    map.set(id, [...(map.get(id) ?? []), e]);
+    map.set(e.refId, [...(map.get(e.refId) ?? []), e]);
   }
   return map;
 }

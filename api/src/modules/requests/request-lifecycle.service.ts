@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DEFAULT_RECTANGLE, RequestMessages } from '@esign/contract';
+import { DEFAULT_RECTANGLE, RequestMessages, type PlacementsInput } from '@esign/contract';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { actorOf, type AuthContext } from '../../common/auth/auth-context';
@@ -12,7 +12,7 @@ import { LinksService } from '../secrets/links.service';
 import { PartyEntity } from './party.entity';
 import { RequestEntity } from './request.entity';
 import { RequestEvents } from './request-events';
-import { RequestDrafts, groupByRef, parsePlacements } from './request-drafts.service';
+import { RequestDrafts, groupByRef } from './request-drafts.service';
 import { lockFor, RequestRepository } from './request-repository';
 
 const MIN_RESEND_SECONDS = 60;
@@ -39,8 +39,7 @@ export class RequestLifecycle {
    * POST /v1/process: saves any placements sent, then submits each draft named: invites the first signer
    * (sequential) or every signer (parallel). Processing a request already sent changes nothing (a double click).
    */
-  async process(auth: AuthContext, data: unknown): Promise<{ code: 200; message: string }> {
-    const entries = parsePlacements(data);
+  async process(auth: AuthContext, entries: PlacementsInput): Promise<{ code: 200; message: string }> {
     await this.db.transaction(async (manager) => {
       const org = await this.repo.organisation(auth.orgId, manager);
       for (const [refId, list] of groupByRef(entries)) {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { RequestMessages } from '@esign/contract';
+import { RequestMessages, refIdOf } from '@esign/contract';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { OrganisationEntity } from '../organisations/organisation.entity';
@@ -11,12 +11,6 @@ import { RequestEntity } from './request.entity';
 /** Pessimistic row locks exist on MySQL/MariaDB; SQLite serialises writers anyway. */
 export function lockFor(manager: EntityManager): { lock?: { mode: 'pessimistic_write' } } {
   return manager.connection.options.type === 'better-sqlite3' ? {} : { lock: { mode: 'pessimistic_write' } };
-}
-
-/** A Ref ID as the routes and bodies carry it (1 to 15 digits, as text or a number), or null. */
-export function toRefId(value: unknown): number | null {
-  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-  return /^\d{1,15}$/.test(text) ? Number(text) : null;
 }
 
 /**
@@ -39,7 +33,7 @@ export class RequestRepository {
 
   /** The request of this organisation, locked for the rest of the transaction on engines with row locks. */
   async lockRequest(manager: EntityManager, orgId: string, refId: unknown, lock = true): Promise<RequestEntity> {
-    const id = toRefId(refId);
+    const id = refIdOf(refId);
     const req =
       id === null
         ? null

@@ -1,20 +1,22 @@
-import { Controller, Delete, Get, Param, Query, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { DraftListItem, RequestListItem } from '@esign/contract';
+import {
+  listQuerySchema,
+  refIdParamSchema,
+  type DraftListItem,
+  type ListQuery,
+  type RequestListItem,
+} from '@esign/contract';
 import type { Response } from 'express';
-import { AppError } from '../../common/app-error';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
-import { ListQueryDto, sendPage } from '../../common/rest-query';
+import { sendPage } from '../../common/rest-query';
+import { InputParam, InputQuery } from '../../common/validation/input';
 import { parseRestQuery, RequestListsService } from './request-lists.service';
 import { RequestLifecycle } from './request-lifecycle.service';
-import { toRefId } from './request-repository';
 import { UnsavedDrafts, type DiscardResult } from './unsaved-drafts';
 
-const refIdOf = (id: string): number => {
-  const refId = toRefId(id);
-  if (refId === null) throw new AppError('NOT_FOUND', 'Request not found.');
-  return refId;
-};
+/** A Ref ID in the path (`:id`): anything but 1 to 15 digits is no request (404 'Request not found.'). */
+const RefId = () => InputParam('id', refIdParamSchema);
 
 /**
  * The console's resources in the ra-data-simple-rest convention: GET /api/requests?sort=["timestamp","DESC"]
@@ -34,7 +36,7 @@ export class RestRequestsController {
   @Get('requests')
   async list(
     @Auth() auth: AuthContext,
-    @Query() query: ListQueryDto,
+    @InputQuery(listQuerySchema) query: ListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<RequestListItem[]> {
     const q = parseRestQuery(query, false);
@@ -44,15 +46,14 @@ export class RestRequestsController {
 
   @ApiOperation({ summary: 'One sent request: its parties, with the remark and time of a rejection.' })
   @Get('requests/:id')
-  async one(@Auth() auth: AuthContext, @Param('id') id: string): Promise<RequestListItem> {
+  async one(@Auth() auth: AuthContext, @RefId() refId: number): Promise<RequestListItem> {
     // The list's own view: each party that rejected carries rejected_at and remark.
-    return this.lists.one(auth.orgId, refIdOf(id), false);
+    return this.lists.one(auth.orgId, refId, false);
   }
 
   @ApiOperation({ summary: 'Cancel a sent request and remove it from the list.' })
   @Delete('requests/:id')
-  async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ id: number }> {
-    const refId = refIdOf(id);
+  async remove(@Auth() auth: AuthContext, @RefId() refId: number): Promise<{ id: number }> {
     await this.lists.one(auth.orgId, refId, false);
     await this.lifecycle.delete(auth, refId);
     return { id: refId };
@@ -62,7 +63,7 @@ export class RestRequestsController {
   @Get('drafts')
   async drafts(
     @Auth() auth: AuthContext,
-    @Query() query: ListQueryDto,
+    @InputQuery(listQuerySchema) query: ListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<DraftListItem[]> {
     const q = parseRestQuery(query, true);
@@ -71,13 +72,12 @@ export class RestRequestsController {
   }
 
   @Get('drafts/:id')
-  async draft(@Auth() auth: AuthContext, @Param('id') id: string): Promise<RequestListItem> {
-    return this.lists.one(auth.orgId, refIdOf(id), true);
+  async draft(@Auth() auth: AuthContext, @RefId() refId: number): Promise<RequestListItem> {
+    return this.lists.one(auth.orgId, refId, true);
   }
 
   @Delete('drafts/:id')
-  async removeDraft(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ id: number }> {
-    const refId = refIdOf(id);
+  async removeDraft(@Auth() auth: AuthContext, @RefId() refId: number): Promise<{ id: number }> {
     await this.lists.one(auth.orgId, refId, true);
     await this.lifecycle.delete(auth, refId);
     return { id: refId };
@@ -88,7 +88,7 @@ export class RestRequestsController {
       'Discard the draft an upload made if it was never saved (Back from the placement): { id, kept: false }; a saved draft or a sent request is kept ({ kept: true }).',
   })
   @Delete('drafts/:id/unsaved')
-  discardUnsaved(@Auth() auth: AuthContext, @Param('id') id: string): Promise<DiscardResult> {
-    return this.unsaved.discard(auth, id);
+  discardUnsaved(@Auth() auth: AuthContext, @RefId() refId: number): Promise<DiscardResult> {
+    return this.unsaved.discard(auth, refId);
   }
 }

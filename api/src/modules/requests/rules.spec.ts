@@ -1,10 +1,15 @@
-import { PARTY_STATUSES, RecipientMessages, type PartyStatus, type RequestStatus } from '@esign/contract';
+import {
+  PARTY_STATUSES,
+  RecipientMessages,
+  signingMethodOf as parseMethod,
+  type PartyStatus,
+  type RequestStatus,
+} from '@esign/contract';
 import {
   allowedMethods,
   esignStatus,
   isTurnOf,
   originalSignatureType,
-  parseMethod,
   partyTransition,
   refuseAction,
   refuseSigning,

@@ -66,11 +66,6 @@ export function originalSignatureType(type: SignatureType | null): OriginalSigna
   return type === 'Dual' ? 'dual' : type;
 }
 
-export function parseMethod(value: unknown): SigningMethodCode | null {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d$/.test(value.trim()) ? +value : NaN;
-  return (Object.values(SigningMethod) as number[]).includes(n) ? (n as SigningMethodCode) : null;
-}
-
 /** What the rules look at: the request, the party, every party of the request, and the organisation's policy. */
 export interface RuleRequest {
   status: RequestStatus;

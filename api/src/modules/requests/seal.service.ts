@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Limits, RequestMessages, SigningMethod, formatDateTime, type SignatureLevel } from '@esign/contract';
+import { Limits, RequestMessages, SigningMethod, formatDateTime, type SignatureLevel, refIdOf } from '@esign/contract';
 import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
@@ -35,7 +35,7 @@ import { partySignatureJob } from './party-signature-job';
 import { RequestEntity } from './request.entity';
 import { RequestEvents } from './request-events';
 import { RequestLifecycle } from './request-lifecycle.service';
-import { RequestRepository, toRefId } from './request-repository';
+import { RequestRepository } from './request-repository';
 import { partyTransition } from './rules';
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, type SealJobPayload } from './seal.queue';
 
@@ -170,7 +170,7 @@ export class SealService implements OnModuleInit {
    * without it the seal never completes below the organisation's level.
    */
   async reseal(refIdText: string, accept?: SignatureLevel): Promise<SealOutcome & { status: string }> {
-    const refId = toRefId(refIdText);
+    const refId = refIdOf(refIdText);
     const req = refId === null ? null : await this.db.manager.findOneBy(RequestEntity, { refId });
     if (!req || refId === null) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     let outcome: SealOutcome;

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { RequestMessages, type UnsavedDraftDiscard } from '@esign/contract';
+import { RequestMessages, type UnsavedDraftDiscard, refIdOf } from '@esign/contract';
 import { DataSource, IsNull, LessThan, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { actorOf, type AuthContext } from '../../common/auth/auth-context';
@@ -8,7 +8,7 @@ import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
 import { RecurringJobs } from '../jobs/recurring-jobs';
 import { RequestEntity } from './request.entity';
-import { lockFor, toRefId } from './request-repository';
+import { lockFor } from './request-repository';
 
 export const DRAFTS_CLEANUP_JOB = 'drafts.cleanup';
 /** One cleanup job at a time, whichever node scheduled it. */
@@ -57,7 +57,7 @@ export class UnsavedDrafts implements OnModuleInit {
 
   /** Back from the placement's first step: removes the draft PROCEED made, unless it has been saved (or sent). */
   async discard(auth: AuthContext, refId: unknown): Promise<DiscardResult> {
-    const id = toRefId(refId);
+    const id = refIdOf(refId);
     if (id === null) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     return this.db.transaction(async (manager) => {
       const req = await manager.findOne(RequestEntity, {

@@ -1,15 +1,27 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { DraftListItem, DraftReference, RequestListItem, UploadResponse } from '@esign/contract';
+import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  clientReferenceSchema,
+  documentCheckSchema,
+  placementsBodySchema,
+  refIdParamSchema,
+  uploadSchema,
+  v1ListQuerySchema,
+  type DraftListItem,
+  type DraftReference,
+  type InputOf,
+  type RequestListItem,
+  type UploadInput,
+  type UploadResponse,
+} from '@esign/contract';
 import type { Request } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { uploadedFile } from '../../common/uploaded-file';
+import { InputBody, InputParam, InputQuery, parseInput } from '../../common/validation/input';
 import { RequestListsService } from './request-lists.service';
 import { RequestDrafts } from './request-drafts.service';
 import { RequestLifecycle } from './request-lifecycle.service';
 import { TemplateUploads } from './template-uploads';
-
-const COMPAT_LIST_LIMIT = 500;
 
 /** The staff side of the specification's /v1 calls (section 7). The organisation comes from the apikey. */
 @ApiTags('v1 staff')
@@ -24,10 +36,11 @@ export class V1RequestsController {
   ) {}
 
   @ApiOperation({ summary: 'Check a PDF before upload (type, name, size, structure, encryption); nothing is stored.' })
-  @ApiConsumes('multipart/form-data')
   @Post('onboard/checkDocument')
   @HttpCode(201)
   async checkDocument(
+    @InputBody(documentCheckSchema, { consumes: ['multipart/form-data'], files: { file: 'The PDF (under 5 MB).' } })
+    _fields: InputOf<typeof documentCheckSchema>,
     @Req() req: Request,
   ): Promise<{ code: 201; message: string; 'total-pages': number; repaired: boolean }> {
     const inspected = await this.requestDrafts.checkDocument(uploadedFile(req));
@@ -38,17 +51,25 @@ export class V1RequestsController {
     summary:
       'Create a request as a draft (parties SAVED): multipart data (JSON recipients), file (or template_id), checkOrder, otpRequired, orgId, reminder, reminder_duration, clientReference (or the Idempotency-Key header: the same reference again answers the earlier request with duplicate: true).',
   })
-  @ApiConsumes('multipart/form-data')
   @Post('upload')
   @HttpCode(200)
-  upload(@Auth() auth: AuthContext, @Req() req: Request): Promise<UploadResponse> {
-    const body = { ...((req.body ?? {}) as Record<string, unknown>) };
-    // An idempotency key may come as the clientReference field or the Idempotency-Key header.
-    if (body.clientReference === undefined && req.header('idempotency-key') !== undefined)
-      body.clientReference = req.header('idempotency-key');
-    const templateId = typeof body.template_id === 'string' && body.template_id ? body.template_id : null;
-    const prepare = templateId ? this.templateUploads.preparer(auth, templateId, body.formFieldValues) : undefined;
-    return this.requestDrafts.upload(auth, body, uploadedFile(req), prepare);
+  upload(
+    @Auth() auth: AuthContext,
+    @InputBody(uploadSchema, {
+      consumes: ['multipart/form-data', 'application/json'],
+      files: { file: 'The PDF (under 5 MB); or send template_id instead.' },
+    })
+    input: UploadInput,
+    @Req() req: Request,
+  ): Promise<UploadResponse> {
+    // An idempotency key may come as the Idempotency-Key header instead of clientReference (the same check).
+    const header = req.header('idempotency-key');
+    const clientReference =
+      input.clientReference ?? (header === undefined ? null : parseInput(clientReferenceSchema, header));
+    const prepare = input.templateId
+      ? this.templateUploads.preparer(auth, input.templateId, input.formFieldValues ?? undefined)
+      : undefined;
+    return this.requestDrafts.upload(auth, { ...input, clientReference }, uploadedFile(req), prepare);
   }
 
   @ApiOperation({
@@ -57,8 +78,8 @@ export class V1RequestsController {
   })
   @Post('save')
   @HttpCode(200)
-  save(@Auth() auth: AuthContext, @Body() body: { data?: unknown }) {
-    return this.requestDrafts.save(auth, body?.data);
+  save(@Auth() auth: AuthContext, @InputBody(placementsBodySchema) body: InputOf<typeof placementsBodySchema>) {
+    return this.requestDrafts.save(auth, body.data);
   }
 
   @ApiOperation({
@@ -66,21 +87,19 @@ export class V1RequestsController {
   })
   @Post('process')
   @HttpCode(200)
-  process(@Auth() auth: AuthContext, @Body() body: { data?: unknown }) {
-    return this.lifecycle.process(auth, body?.data);
+  process(@Auth() auth: AuthContext, @InputBody(placementsBodySchema) body: InputOf<typeof placementsBodySchema>) {
+    return this.lifecycle.process(auth, body.data);
   }
 
   @ApiOperation({ summary: 'Every sent request, newest first (the console uses /api/requests, paginated).' })
   @Get('request_all/:orgId')
   async requestAll(
     @Auth() auth: AuthContext,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @InputQuery(v1ListQuerySchema) page: InputOf<typeof v1ListQuerySchema>,
   ): Promise<{ code: 200; total: number; data: RequestListItem[] }> {
     const { total, items } = await this.lists.listItems(auth.orgId, {
       drafts: false,
-      offset: Math.max(0, Number(offset) || 0),
-      limit: Math.min(COMPAT_LIST_LIMIT, Math.max(1, Number(limit) || COMPAT_LIST_LIMIT)),
+      ...page,
       order: 'DESC',
       sortBy: 'listedAt',
     });
@@ -91,13 +110,11 @@ export class V1RequestsController {
   @Get('drafts/:orgId')
   async drafts(
     @Auth() auth: AuthContext,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @InputQuery(v1ListQuerySchema) page: InputOf<typeof v1ListQuerySchema>,
   ): Promise<{ code: 200; total: number; data: DraftListItem[] }> {
     const { total, items } = await this.lists.draftItems(auth.orgId, {
       drafts: true,
-      offset: Math.max(0, Number(offset) || 0),
-      limit: Math.min(COMPAT_LIST_LIMIT, Math.max(1, Number(limit) || COMPAT_LIST_LIMIT)),
+      ...page,
       order: 'DESC',
       sortBy: 'listedAt',
     });
@@ -108,26 +125,30 @@ export class V1RequestsController {
   @Get('reference/:orgId/:refId')
   async reference(
     @Auth() auth: AuthContext,
-    @Param('refId') refId: string,
+    @InputParam('refId', refIdParamSchema) refId: number,
   ): Promise<{ code: 200; data: DraftReference[] }> {
     return { code: 200, data: await this.requestDrafts.draftReference(auth, refId) };
   }
 
   @ApiOperation({ summary: 'Copy a request into a new draft (same document, recipients, options and placements).' })
   @Get('duplicateRef/:orgId/:refId')
-  duplicate(@Auth() auth: AuthContext, @Param('refId') refId: string) {
+  duplicate(@Auth() auth: AuthContext, @InputParam('refId', refIdParamSchema) refId: number) {
     return this.requestDrafts.duplicate(auth, refId);
   }
 
   @ApiOperation({ summary: 'Delete a draft, or cancel a sent request and remove it from the lists.' })
   @Get('deleteRef/:orgId/:refId')
-  delete(@Auth() auth: AuthContext, @Param('refId') refId: string) {
+  delete(@Auth() auth: AuthContext, @InputParam('refId', refIdParamSchema) refId: number) {
     return this.lifecycle.delete(auth, refId);
   }
 
   @ApiOperation({ summary: 'Send the invitation again with a new link (the old link stops working).' })
   @Get('resend_invite/:orgId/:refId/:order')
-  resend(@Auth() auth: AuthContext, @Param('refId') refId: string, @Param('order') order: string) {
+  resend(
+    @Auth() auth: AuthContext,
+    @InputParam('refId', refIdParamSchema) refId: number,
+    @Param('order') order: string,
+  ) {
     return this.lifecycle.resendInvite(auth, refId, order);
   }
 }

@@ -1,13 +1,28 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiConsumes, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Headers, Messages, type TemplateView } from '@esign/contract';
+import { Controller, Delete, Get, HttpCode, Post, Put, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  Headers,
+  listQuerySchema,
+  Messages,
+  templateCreateSchema,
+  templateIdParamSchema,
+  templateUpdateSchema,
+  type ListQuery,
+  type TemplateInput,
+  type TemplateView,
+} from '@esign/contract';
 import type { Request, Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
-import { ListQueryDto, sendPage } from '../../common/rest-query';
+import { sendPage } from '../../common/rest-query';
 import { uploadedFile } from '../../common/uploaded-file';
+import { InputBody, InputParam, InputQuery, type InputBodyOptions } from '../../common/validation/input';
 import { TemplatesService } from './templates.service';
 
-type TemplateBody = { template_name?: unknown; name?: unknown; template_annotation?: unknown };
+/** The template's fields beside its PDF (multipart). */
+const MULTIPART: InputBodyOptions = {
+  consumes: ['multipart/form-data'],
+  files: { file: 'The template PDF (at most 5 MB).' },
+};
 
 /** GET /v1/templates (org-id header) as the specification calls it, and the editor's create, update and delete. */
 @ApiTags('v1 staff')
@@ -25,41 +40,40 @@ export class V1TemplatesController {
   }
 
   @Get(':id')
-  async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ code: 200; data: TemplateView }> {
+  async get(
+    @Auth() auth: AuthContext,
+    @InputParam('id', templateIdParamSchema) id: string,
+  ): Promise<{ code: 200; data: TemplateView }> {
     return { code: 200, data: await this.templates.get(auth.orgId, id) };
   }
 
   @ApiOperation({
     summary: 'Create a template: multipart file (PDF), template_name, optional template_annotation (JSON).',
   })
-  @ApiConsumes('multipart/form-data')
   @Post()
   @HttpCode(201)
-  async create(@Auth() auth: AuthContext, @Req() req: Request): Promise<{ code: 201; data: TemplateView }> {
-    const body = (req.body ?? {}) as TemplateBody;
-    const data = await this.templates.create(
-      auth,
-      { name: body.template_name ?? body.name, annotation: body.template_annotation },
-      uploadedFile(req),
-    );
-    return { code: 201, data };
+  async create(
+    @Auth() auth: AuthContext,
+    @InputBody(templateCreateSchema, MULTIPART) body: TemplateInput,
+    @Req() req: Request,
+  ): Promise<{ code: 201; data: TemplateView }> {
+    return { code: 201, data: await this.templates.create(auth, body, uploadedFile(req)) };
   }
 
   @Put(':id')
   async update(
     @Auth() auth: AuthContext,
-    @Param('id') id: string,
-    @Body() body: TemplateBody,
+    @InputParam('id', templateIdParamSchema) id: string,
+    @InputBody(templateUpdateSchema) body: Partial<TemplateInput>,
   ): Promise<{ code: 200; data: TemplateView }> {
-    const data = await this.templates.update(auth, id, {
-      name: body?.template_name ?? body?.name,
-      annotation: body?.template_annotation,
-    });
-    return { code: 200, data };
+    return { code: 200, data: await this.templates.update(auth, id, body) };
   }
 
   @Delete(':id')
-  async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ code: 200; message: string }> {
+  async remove(
+    @Auth() auth: AuthContext,
+    @InputParam('id', templateIdParamSchema) id: string,
+  ): Promise<{ code: 200; message: string }> {
     await this.templates.delete(auth, id);
     return { code: 200, message: 'success' };
   }
@@ -79,38 +93,37 @@ export class RestTemplatesController {
   @Get()
   async list(
     @Auth() auth: AuthContext,
-    @Query() query: ListQueryDto,
+    @InputQuery(listQuerySchema) query: ListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TemplateView[]> {
     return sendPage(res, 'templates', await this.templates.page(auth.orgId, query));
   }
 
   @Get(':id')
-  get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<TemplateView> {
+  get(@Auth() auth: AuthContext, @InputParam('id', templateIdParamSchema) id: string): Promise<TemplateView> {
     return this.templates.get(auth.orgId, id);
   }
 
-  @ApiConsumes('multipart/form-data')
   @Post()
-  create(@Auth() auth: AuthContext, @Req() req: Request): Promise<TemplateView> {
-    const body = (req.body ?? {}) as TemplateBody;
-    return this.templates.create(
-      auth,
-      { name: body.template_name ?? body.name, annotation: body.template_annotation },
-      uploadedFile(req),
-    );
+  create(
+    @Auth() auth: AuthContext,
+    @InputBody(templateCreateSchema, MULTIPART) body: TemplateInput,
+    @Req() req: Request,
+  ): Promise<TemplateView> {
+    return this.templates.create(auth, body, uploadedFile(req));
   }
 
   @Put(':id')
-  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: TemplateBody): Promise<TemplateView> {
-    return this.templates.update(auth, id, {
-      name: body?.template_name ?? body?.name,
-      annotation: body?.template_annotation,
-    });
+  update(
+    @Auth() auth: AuthContext,
+    @InputParam('id', templateIdParamSchema) id: string,
+    @InputBody(templateUpdateSchema) body: Partial<TemplateInput>,
+  ): Promise<TemplateView> {
+    return this.templates.update(auth, id, body);
   }
 
   @Delete(':id')
-  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<{ id: string }> {
+  remove(@Auth() auth: AuthContext, @InputParam('id', templateIdParamSchema) id: string): Promise<{ id: string }> {
     return this.templates.delete(auth, id);
   }
 }

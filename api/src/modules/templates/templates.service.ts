@@ -5,6 +5,7 @@ import {
   TEMPLATE_FILTERS,
   TEMPLATE_SORT_FIELDS,
   type TemplateAnnotation,
+  type TemplateInput,
   type TemplateSortField,
   type TemplateView,
 } from '@esign/contract';
@@ -50,15 +51,6 @@ const LIST_SPEC: ListSpec<TemplateSortField> = {
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function parseJson(value: unknown, field: string): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw new AppError('VALIDATION_FAILED', `${field} must be JSON.`);
-  }
-}
 
 /** Templates: a PDF plus its form-field annotation (stored by key in document storage, as it can be large). */
 @Injectable()
@@ -138,17 +130,16 @@ export class TemplatesService {
   /** A template from a PDF: its AcroForm fields are read unless an annotation is given. */
   async create(
     auth: AuthContext,
-    input: { name: unknown; annotation?: unknown },
+    input: TemplateInput,
     file: { bytes: Buffer; filename: string; mimeType: string } | undefined,
   ): Promise<TemplateView> {
-    const name = typeof input.name === 'string' ? input.name.trim() : '';
-    if (!name || name.length > 200) throw new AppError('VALIDATION_FAILED', RequestMessages.templateNameRequired);
+    const { name } = input;
     if (!file) throw new AppError('VALIDATION_FAILED', RequestMessages.fileRequired);
     const inspected = await inspectPdf(file);
     const annotation =
-      input.annotation === undefined || input.annotation === ''
+      input.annotation === undefined
         ? await readFormFields(inspected.bytes)
-        : validateAnnotation(parseJson(input.annotation, 'template_annotation'), inspected.totalPages);
+        : validateAnnotation(input.annotation, inspected.totalPages);
     const fileKey = (await this.storage.put(inspected.bytes)).key;
     const annotationKey = (await this.storage.put(Buffer.from(JSON.stringify(annotation), 'utf8'))).key;
     const now = this.clock.now();
@@ -176,15 +167,11 @@ export class TemplatesService {
     return this.view(t);
   }
 
-  async update(auth: AuthContext, id: string, input: { name?: unknown; annotation?: unknown }): Promise<TemplateView> {
+  async update(auth: AuthContext, id: string, input: Partial<TemplateInput>): Promise<TemplateView> {
     const t = await this.entity(auth.orgId, id);
-    if (input.name !== undefined) {
-      const name = typeof input.name === 'string' ? input.name.trim() : '';
-      if (!name || name.length > 200) throw new AppError('VALIDATION_FAILED', RequestMessages.templateNameRequired);
-      t.name = name;
-    }
+    if (input.name !== undefined) t.name = input.name;
     if (input.annotation !== undefined) {
-      const annotation = validateAnnotation(parseJson(input.annotation, 'template_annotation'), t.totalPages);
+      const annotation = validateAnnotation(input.annotation, t.totalPages);
       t.annotationKey = (await this.storage.put(Buffer.from(JSON.stringify(annotation), 'utf8'))).key;
       t.fieldCount = annotation.annotations.length;
     }

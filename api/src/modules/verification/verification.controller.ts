@@ -1,18 +1,15 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { refIdParamSchema } from '@esign/contract';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AppError } from '../../common/app-error';
 import { Auth, Public, type AuthContext } from '../../common/auth/auth-context';
-import { toRefId } from '../requests/request-repository';
+import { InputParam } from '../../common/validation/input';
 import { LinksService } from '../secrets/links.service';
 import { verificationPage } from './verification-page';
 import { atParam, VerificationService, type VerificationReport } from './verification.service';
 
-const refIdOf = (id: string): number => {
-  const refId = toRefId(id);
-  if (refId === null) throw new AppError('NOT_FOUND', 'Request not found.');
-  return refId;
-};
+/** A Ref ID in the path: anything but 1 to 15 digits is no request (404 'Request not found.'). */
+const RefId = () => InputParam('refId', refIdParamSchema);
 
 /** The verification report of a request's signed document, as JSON for staff keys (and esign-cli's users). */
 @ApiTags('console resources')
@@ -26,8 +23,8 @@ export class VerificationController {
       "The request's signed document verified: each signature's signer, method, integrity, chain, level, timestamp and revocation data, the document timestamps; with ?at=DATE whether each would still validate then.",
   })
   @Get('requests/:refId/verification')
-  report(@Auth() auth: AuthContext, @Param('refId') id: string, @Query('at') at?: string): Promise<VerificationReport> {
-    return this.verification.report(auth.orgId, refIdOf(id), atParam(at));
+  report(@Auth() auth: AuthContext, @RefId() refId: number, @Query('at') at?: string): Promise<VerificationReport> {
+    return this.verification.report(auth.orgId, refId, atParam(at));
   }
 }
 
@@ -48,12 +45,11 @@ export class VerificationPageController {
   @Get(':orgId/:refId/verification.html')
   async page(
     @Param('orgId') orgId: string,
-    @Param('refId') id: string,
+    @RefId() refId: number,
     @Query('exp') exp: string,
     @Query('sig') sig: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<string> {
-    const refId = refIdOf(id);
     await this.links.verifyReportLink(orgId, refId, exp, sig);
     const [report, org] = await Promise.all([
       this.verification.report(orgId, refId),

@@ -1,8 +1,9 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { WEBHOOK_URL_MAX_LENGTH } from '@esign/contract';
 import { AppError } from '../../common/app-error';
 
-export const MAX_WEBHOOK_URL = 2048;
+export const MAX_WEBHOOK_URL = WEBHOOK_URL_MAX_LENGTH;
 
 /** Loopback, private, link-local, shared, reserved and multicast ranges: not a place to post events to. */
 const INTERNAL = new BlockList();

@@ -1,10 +1,21 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Post, Put, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { CreatedWebhook, Webhook, WebhookDelivery } from '@esign/contract';
+import {
+  createWebhookSchema,
+  listQuerySchema,
+  updateWebhookSchema,
+  webhookIdParamSchema,
+  type CreatedWebhook,
+  type CreateWebhookInput,
+  type ListQuery,
+  type UpdateWebhookInput,
+  type Webhook,
+  type WebhookDelivery,
+} from '@esign/contract';
 import type { Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
-import { ListQueryDto, sendPage } from '../../common/rest-query';
-import { CreateWebhookDto, UpdateWebhookDto } from './webhook.dto';
+import { sendPage } from '../../common/rest-query';
+import { InputBody, InputParam, InputQuery } from '../../common/validation/input';
 import { WebhooksService } from './webhooks.service';
 
 /** The organisation's webhooks (ra-data-simple-rest resource `webhooks`). */
@@ -18,7 +29,7 @@ export class WebhooksController {
   @Get()
   async list(
     @Auth() auth: AuthContext,
-    @Query() query: ListQueryDto,
+    @InputQuery(listQuerySchema) query: ListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Webhook[]> {
     return sendPage(res, 'webhooks', await this.webhooks.list(auth.orgId, query));
@@ -26,25 +37,29 @@ export class WebhooksController {
 
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown once, in this answer.' })
   @Post()
-  create(@Auth() auth: AuthContext, @Body() dto: CreateWebhookDto): Promise<CreatedWebhook> {
-    return this.webhooks.create(auth.orgId, dto);
+  create(@Auth() auth: AuthContext, @InputBody(createWebhookSchema) body: CreateWebhookInput): Promise<CreatedWebhook> {
+    return this.webhooks.create(auth.orgId, body);
   }
 
   @ApiOperation({ summary: 'One webhook (without its secret).' })
   @Get(':id')
-  get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<Webhook> {
+  get(@Auth() auth: AuthContext, @InputParam('id', webhookIdParamSchema) id: string): Promise<Webhook> {
     return this.webhooks.get(auth.orgId, id);
   }
 
   @ApiOperation({ summary: "Change a webhook's url, events or active flag." })
   @Put(':id')
-  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<Webhook> {
-    return this.webhooks.update(auth.orgId, id, dto);
+  update(
+    @Auth() auth: AuthContext,
+    @InputParam('id', webhookIdParamSchema) id: string,
+    @InputBody(updateWebhookSchema) body: UpdateWebhookInput,
+  ): Promise<Webhook> {
+    return this.webhooks.update(auth.orgId, id, body);
   }
 
   @ApiOperation({ summary: 'Delete a webhook and its delivery history.' })
   @Delete(':id')
-  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<Webhook> {
+  remove(@Auth() auth: AuthContext, @InputParam('id', webhookIdParamSchema) id: string): Promise<Webhook> {
     return this.webhooks.remove(auth.orgId, id);
   }
 
@@ -52,7 +67,7 @@ export class WebhooksController {
   @Get(':id/deliveries')
   async deliveries(
     @Auth() auth: AuthContext,
-    @Param('id') id: string,
+    @InputParam('id', webhookIdParamSchema) id: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<WebhookDelivery[]> {
     return sendPage(res, 'deliveries', await this.webhooks.deliveries(auth.orgId, id));

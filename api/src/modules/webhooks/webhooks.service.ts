@@ -5,6 +5,8 @@ import {
   WEBHOOK_EVENTS,
   WebhookHeaders,
   type CreatedWebhook,
+  type CreateWebhookInput,
+  type UpdateWebhookInput,
   type Webhook,
   type WebhookDelivery,
   type WebhookEvent,
@@ -31,7 +33,6 @@ import { JobsService } from '../jobs/jobs.service';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { newWebhookSecret, signWebhook } from './webhook-signature';
 import { assertPublicHost, checkWebhookUrl } from './webhook-url';
-import type { CreateWebhookDto, UpdateWebhookDto } from './webhook.dto';
 import { WebhookEntity } from './webhook.entity';
 
 /** Job type that posts one delivery; payload { deliveryId }. */
@@ -92,7 +93,7 @@ export class WebhooksService implements OnModuleInit {
     return { rows: rows.map(toWebhook), start, total };
   }
 
-  async create(orgId: string, dto: CreateWebhookDto): Promise<CreatedWebhook> {
+  async create(orgId: string, dto: CreateWebhookInput): Promise<CreatedWebhook> {
     const url = checkWebhookUrl(dto.url, this.config.env === 'production');
     if ((await this.hooks.count({ where: { orgId } })) >= MAX_WEBHOOKS_PER_ORG)
       throw new AppError('CONFLICT', `An organisation can have at most ${MAX_WEBHOOKS_PER_ORG} webhooks.`);
@@ -117,7 +118,7 @@ export class WebhooksService implements OnModuleInit {
     return toWebhook(await this.find(orgId, id));
   }
 
-  async update(orgId: string, id: string, dto: UpdateWebhookDto): Promise<Webhook> {
+  async update(orgId: string, id: string, dto: UpdateWebhookInput): Promise<Webhook> {
     const hook = await this.find(orgId, id);
     const changes: Partial<WebhookEntity> = {};
     if (dto.url !== undefined) changes.url = checkWebhookUrl(dto.url, this.config.env === 'production');
@@ -193,8 +194,9 @@ export class WebhooksService implements OnModuleInit {
     return hooks.length;
   }
 
+  /** `id`: at most 36 characters (the contract's webhookIdParamSchema, on every route that names one). */
   private async find(orgId: string, id: string): Promise<WebhookEntity> {
-    const hook = id.length <= 36 ? await this.hooks.findOne({ where: { id, orgId } }) : null;
+    const hook = await this.hooks.findOne({ where: { id, orgId } });
     if (!hook) throw new AppError('NOT_FOUND', `No webhook '${id.slice(0, 64)}'.`);
     return hook;
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import type { SandboxAadhaarForm, SandboxOtpForm } from '@esign/contract';
 import { Clock } from '../../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { NotificationsService } from '../../notifications/notifications.service';
@@ -73,9 +74,9 @@ export class SandboxEspService {
   }
 
   /** POST /esp-sandbox/esign: the ASP's request, posted by the signer's browser. */
-  async start(msg: unknown): Promise<Page> {
+  async start(msg: string | undefined): Promise<Page> {
     if (!this.keys.sandboxMode) return OFF;
-    if (typeof msg !== 'string' || !msg.trim()) return { status: 400, html: errorPage('No eSign request was sent.') };
+    if (msg === undefined || !msg.trim()) return { status: 400, html: errorPage('No eSign request was sent.') };
     const material = await this.keys.sandbox();
     const parsed = parseEsignRequest(msg, {
       now: this.clock.now(),
@@ -128,7 +129,7 @@ export class SandboxEspService {
   }
 
   /** POST …/aadhaar: the consent, the Aadhaar number and the resident's name; sends the OTP. */
-  async aadhaar(id: string, body: Record<string, unknown>): Promise<Page> {
+  async aadhaar(id: string, body: SandboxAadhaarForm): Promise<Page> {
     const session = await this.session(id);
     if (!(session instanceof SandboxSessionEntity)) return session;
     const aadhaar = String(body.aadhaar ?? '').replace(/[\s-]/g, '');
@@ -178,7 +179,7 @@ export class SandboxEspService {
   }
 
   /** POST …/otp: the OTP; the third wrong one cancels the transaction. A right one signs and posts the answer. */
-  async otp(id: string, body: Record<string, unknown>): Promise<Page> {
+  async otp(id: string, body: SandboxOtpForm): Promise<Page> {
     const session = await this.session(id);
     if (!(session instanceof SandboxSessionEntity)) return session;
     if (session.status !== 'otp' || !session.otpHash) return { status: 409, html: errorPage(SandboxMessages.expired) };

@@ -1,0 +1,15 @@
+/** The organisation's API keys (/api/api-keys). */
+import { z } from 'zod';
+import { reportsEveryIssue, strictFields } from './core';
+
+/** POST /api/api-keys: { name }, 1 to 100 characters, not blank; nothing else. */
+export const createApiKeySchema = reportsEveryIssue(
+  strictFields({
+    name: z
+      .string({ error: 'name must be a string' })
+      .min(1, 'name must be longer than or equal to 1 characters')
+      .max(100, 'name must be shorter than or equal to 100 characters')
+      .regex(/\S/, 'name must not be blank')
+      .transform((name) => name.trim()),
+  }).meta({ examples: [{ name: 'nightly bulk send' }] }),
+);
