@@ -16,17 +16,7 @@ import { IsNull, Repository } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
-import {
-  caseless,
-  containsPattern,
-  filterBoolean,
-  filterText,
-  LIKE_ESCAPE,
-  parseListQuery,
-  type ListPage,
-  type ListQueryDto,
-  type ListSpec,
-} from '../../common/rest-query';
+import * as lists from '../../common/rest-query';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { OrganisationsService } from '../organisations/organisations.service';
 import { ApiKeyEntity } from './api-key.entity';
@@ -49,7 +39,7 @@ const KEY_SORT_COLUMN: Record<ApiKeySortField, string> = {
   revoked_at: 'k.revoked_at',
   id: 'k.id',
 };
-const KEY_LIST_SPEC: ListSpec<ApiKeySortField> = {
+const KEY_LIST_SPEC: lists.ListSpec<ApiKeySortField> = {
   sortable: API_KEY_SORT_FIELDS,
   sort: ['created_at', 'DESC'],
   filters: API_KEY_FILTERS,
@@ -183,21 +173,21 @@ export class AuthService {
    * A page of the organisation's API keys (never session keys, which are the users' own), sorted and filtered in the
    * database on idx_api_keys_org_kind; ties in the sort go by id, in the same direction.
    */
-  async listOrgKeys(orgId: string, query: ListQueryDto): Promise<ListPage<ApiKeySummary>> {
-    const { start, limit, sort, order, filter } = parseListQuery(query, KEY_LIST_SPEC);
+  async listOrgKeys(orgId: string, query: lists.ListQueryDto): Promise<lists.ListPage<ApiKeySummary>> {
+    const { start, limit, sort, order, filter } = lists.parseListQuery(query, KEY_LIST_SPEC);
     const qb = this.keys
       .createQueryBuilder('k')
       .where('k.org_id = :orgId', { orgId })
       .andWhere('k.kind = :kind', { kind: 'org' });
-    const q = filterText(filter, 'q');
+    const q = lists.filterText(filter, 'q');
     if (q)
-      qb.andWhere(`(k.name LIKE :pattern ${LIKE_ESCAPE} OR k.prefix LIKE :pattern ${LIKE_ESCAPE})`, {
-        pattern: containsPattern(q),
+      qb.andWhere(`(k.name LIKE :pattern ${lists.LIKE_ESCAPE} OR k.prefix LIKE :pattern ${lists.LIKE_ESCAPE})`, {
+        pattern: lists.containsPattern(q),
       });
-    const revoked = filterBoolean(filter, 'revoked');
+    const revoked = lists.filterBoolean(filter, 'revoked');
     if (revoked !== undefined) qb.andWhere(revoked ? 'k.revoked_at IS NOT NULL' : 'k.revoked_at IS NULL');
     const column = KEY_SORT_COLUMN[sort];
-    qb.orderBy(sort === 'name' ? caseless(this.keys.manager.connection, column) : column, order);
+    qb.orderBy(sort === 'name' ? lists.caseless(this.keys.manager.connection, column) : column, order);
     if (column !== 'k.id') qb.addOrderBy('k.id', order);
     const [rows, total] = await qb.offset(start).limit(limit).getManyAndCount();
     return { rows: rows.map(toSummary), start, total };

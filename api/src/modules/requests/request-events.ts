@@ -36,6 +36,21 @@ const requestData = (req: RequestEntity) => ({
   signed: req.signersDone,
 });
 
+/** What an invitation or a reminder says: who asks, whom, for which document, by which link, until when. */
+const linkMessage = (
+  org: Pick<OrganisationEntity, 'name' | 'timeZone'>,
+  req: Pick<RequestEntity, 'filename' | 'expiresAt'>,
+  party: Pick<PartyEntity, 'name'>,
+  signUrl: string,
+) => ({
+  orgName: org.name,
+  partyName: party.name,
+  filename: req.filename,
+  signUrl,
+  expiresAt: req.expiresAt,
+  timeZone: org.timeZone,
+});
+
 /**
  * What follows a request's state changes besides the rows themselves: messages (email and SMS through the outbox),
  * webhook deliveries and scheduled jobs. Everything goes through the caller's EntityManager, so it commits or rolls
@@ -60,14 +75,7 @@ export class RequestEvents {
     signUrl: string,
     resend: boolean,
   ): Promise<void> {
-    const message = Templates.invitation({
-      orgName: org.name,
-      partyName: party.name,
-      filename: req.filename,
-      signUrl,
-      expiresAt: req.expiresAt,
-      timeZone: org.timeZone,
-    });
+    const message = Templates.invitation(linkMessage(org, req, party, signUrl));
     await this.send(manager, req, party, 'invitation', message);
     await this.webhooks.emit(manager, req.orgId, 'party.invited', { ...partyData(req, party), resend });
   }
@@ -79,14 +87,7 @@ export class RequestEvents {
     party: PartyEntity,
     signUrl: string,
   ): Promise<void> {
-    const message = Templates.reminder({
-      orgName: org.name,
-      partyName: party.name,
-      filename: req.filename,
-      signUrl,
-      expiresAt: req.expiresAt,
-      timeZone: org.timeZone,
-    });
+    const message = Templates.reminder(linkMessage(org, req, party, signUrl));
     await this.send(manager, req, party, 'reminder', message);
     await this.webhooks.emit(manager, req.orgId, 'party.reminded', partyData(req, party));
   }

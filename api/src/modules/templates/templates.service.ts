@@ -14,17 +14,7 @@ import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { actorOf, type AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
-import {
-  caseless,
-  containsPattern,
-  filterText,
-  filterTime,
-  LIKE_ESCAPE,
-  parseListQuery,
-  type ListPage,
-  type ListQueryDto,
-  type ListSpec,
-} from '../../common/rest-query';
+import * as lists from '../../common/rest-query';
 import { AuditService } from '../audit/audit.service';
 import { readFormFields, validateAnnotation } from '../documents/pdf/forms';
 import { inspectPdf } from '../documents/pdf/inspect';
@@ -43,7 +33,7 @@ const SORT_COLUMN: Record<TemplateSortField, string> = {
   timestamp: 't.created_at',
   updated_at: 't.updated_at',
 };
-const LIST_SPEC: ListSpec<TemplateSortField> = {
+const LIST_SPEC: lists.ListSpec<TemplateSortField> = {
   sortable: TEMPLATE_SORT_FIELDS,
   sort: ['timestamp', 'DESC'],
   range: [0, 9],
@@ -83,17 +73,17 @@ export class TemplatesService {
    * /api/templates: a page of the organisation's templates, sorted and filtered in the database (see
    * TEMPLATE_SORT_FIELDS and TemplateListFilter); ties in the sort go by template id, in the same direction.
    */
-  async page(orgId: string, query: ListQueryDto): Promise<ListPage<TemplateView>> {
-    const { start, limit, sort, order, filter } = parseListQuery(query, LIST_SPEC);
+  async page(orgId: string, query: lists.ListQueryDto): Promise<lists.ListPage<TemplateView>> {
+    const { start, limit, sort, order, filter } = lists.parseListQuery(query, LIST_SPEC);
     const qb = this.db.manager.createQueryBuilder(TemplateEntity, 't').where('t.org_id = :orgId', { orgId });
-    const q = filterText(filter, 'q');
-    if (q) qb.andWhere(`t.template_name LIKE :pattern ${LIKE_ESCAPE}`, { pattern: containsPattern(q) });
-    const from = filterTime(filter, 'timestamp_gte');
+    const q = lists.filterText(filter, 'q');
+    if (q) qb.andWhere(`t.template_name LIKE :pattern ${lists.LIKE_ESCAPE}`, { pattern: lists.containsPattern(q) });
+    const from = lists.filterTime(filter, 'timestamp_gte');
     if (from) qb.andWhere('t.created_at >= :from', { from });
-    const to = filterTime(filter, 'timestamp_lte');
+    const to = lists.filterTime(filter, 'timestamp_lte');
     if (to) qb.andWhere('t.created_at <= :to', { to });
     const column = SORT_COLUMN[sort];
-    qb.orderBy(sort === 'template_name' || sort === 'filename' ? caseless(this.db, column) : column, order);
+    qb.orderBy(sort === 'template_name' || sort === 'filename' ? lists.caseless(this.db, column) : column, order);
     if (column !== 't.template_id') qb.addOrderBy('t.template_id', order);
     const [rows, total] = await qb.offset(start).limit(limit).getManyAndCount();
     return { rows: await Promise.all(rows.map((t) => this.view(t))), start, total };

@@ -15,16 +15,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { DataSource, Raw, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { AppError } from '../../common/app-error';
-import {
-  containsPattern,
-  filterBoolean,
-  filterText,
-  LIKE_ESCAPE,
-  parseListQuery,
-  type ListPage,
-  type ListQueryDto,
-  type ListSpec,
-} from '../../common/rest-query';
+import * as lists from '../../common/rest-query';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { JobContext } from '../jobs/job.types';
@@ -48,7 +39,7 @@ const MAX_WEBHOOKS_PER_ORG = 50;
 const MAX_DELIVERIES_LISTED = 100;
 const SORTABLE = ['id', 'url', 'active', 'createdAt', 'updatedAt'] as const;
 /** q: the url contains it; active: true or false. */
-const LIST_SPEC: ListSpec<(typeof SORTABLE)[number]> = {
+const LIST_SPEC: lists.ListSpec<(typeof SORTABLE)[number]> = {
   sortable: SORTABLE,
   sort: ['createdAt', 'DESC'],
   filters: ['q', 'active'],
@@ -77,12 +68,15 @@ export class WebhooksService implements OnModuleInit {
     return this.db.getRepository(WebhookDeliveryEntity);
   }
 
-  async list(orgId: string, query: ListQueryDto): Promise<ListPage<Webhook>> {
-    const { start, limit, sort, order, filter } = parseListQuery(query, LIST_SPEC);
+  async list(orgId: string, query: lists.ListQueryDto): Promise<lists.ListPage<Webhook>> {
+    const { start, limit, sort, order, filter } = lists.parseListQuery(query, LIST_SPEC);
     const where: FindOptionsWhere<WebhookEntity> = { orgId };
-    const q = filterText(filter, 'q');
-    if (q) where.url = Raw((column) => `${column} LIKE :pattern ${LIKE_ESCAPE}`, { pattern: containsPattern(q) });
-    const active = filterBoolean(filter, 'active');
+    const q = lists.filterText(filter, 'q');
+    if (q)
+      where.url = Raw((column) => `${column} LIKE :pattern ${lists.LIKE_ESCAPE}`, {
+        pattern: lists.containsPattern(q),
+      });
+    const active = lists.filterBoolean(filter, 'active');
     if (active !== undefined) where.active = active;
     const [rows, total] = await this.hooks.findAndCount({
       where,
@@ -141,7 +135,7 @@ export class WebhooksService implements OnModuleInit {
   }
 
   /** The webhook's deliveries, newest first (the latest 100). */
-  async deliveries(orgId: string, id: string): Promise<ListPage<WebhookDelivery>> {
+  async deliveries(orgId: string, id: string): Promise<lists.ListPage<WebhookDelivery>> {
     const hook = await this.find(orgId, id);
     const [rows, total] = await this.deliveriesRepo.findAndCount({
       where: { webhookId: hook.id, orgId },
