@@ -38,63 +38,53 @@ export interface TemplateInput {
   annotation?: unknown;
 }
 
+/** The fields of a template call (multipart text, so each is read by the transform below). */
+const templateFields = z.object({
+  template_name: z
+    .unknown()
+    .optional()
+    .meta({ type: 'string', description: 'The template name (1 to 200 characters).' }),
+  name: z.unknown().optional().meta({ type: 'string', description: 'Another spelling of template_name.' }),
+  template_annotation: annotationField,
+});
+
+/** The template's name as given (template_name, or name): the checked text, or the issue added. */
+function templateName(given: unknown, ctx: z.RefinementCtx): string | typeof z.NEVER {
+  const checked = name.safeParse(given);
+  if (checked.success) return checked.data;
+  ctx.addIssue({
+    code: 'custom',
+    message: RequestMessages.templateNameRequired,
+    path: ['template_name'],
+    input: given,
+  });
+  return z.NEVER;
+}
+
 /**
  * POST /v1/templates and /api/templates (multipart, beside the PDF in `file`): template_name (or name) and an optional
  * template_annotation; without one the PDF's own form fields are read.
  */
-export const templateCreateSchema = z
-  .object({
-    template_name: z
-      .unknown()
-      .optional()
-      .meta({ type: 'string', description: 'The template name (1 to 200 characters).' }),
-    name: z.unknown().optional().meta({ type: 'string', description: 'Another spelling of template_name.' }),
-    template_annotation: annotationField,
-  })
+export const templateCreateSchema = templateFields
   .transform((body, ctx): TemplateInput => {
-    const given = body.template_name ?? body.name;
-    const checked = name.safeParse(given);
-    if (!checked.success) {
-      ctx.addIssue({
-        code: 'custom',
-        message: RequestMessages.templateNameRequired,
-        path: ['template_name'],
-        input: given,
-      });
-      return z.NEVER;
-    }
+    const checked = templateName(body.template_name ?? body.name, ctx);
+    if (checked === z.NEVER) return z.NEVER;
     const raw = body.template_annotation;
-    if (raw === undefined || raw === '') return { name: checked.data };
+    if (raw === undefined || raw === '') return { name: checked };
     const annotation = parsedAnnotation(raw, ctx);
-    return annotation === z.NEVER ? z.NEVER : { name: checked.data, annotation };
+    return annotation === z.NEVER ? z.NEVER : { name: checked, annotation };
   })
   .meta({ examples: [{ template_name: 'Rental agreement' }] });
 
 /** PUT /v1/templates/{id} and /api/templates/{id}: a new name, a new annotation, or both. */
-export const templateUpdateSchema = z
-  .object({
-    template_name: z
-      .unknown()
-      .optional()
-      .meta({ type: 'string', description: 'The template name (1 to 200 characters).' }),
-    name: z.unknown().optional().meta({ type: 'string', description: 'Another spelling of template_name.' }),
-    template_annotation: annotationField,
-  })
+export const templateUpdateSchema = templateFields
   .transform((body, ctx): Partial<TemplateInput> => {
     const given = body.template_name ?? body.name;
     let newName: string | undefined;
     if (given !== undefined) {
-      const checked = name.safeParse(given);
-      if (!checked.success) {
-        ctx.addIssue({
-          code: 'custom',
-          message: RequestMessages.templateNameRequired,
-          path: ['template_name'],
-          input: given,
-        });
-        return z.NEVER;
-      }
-      newName = checked.data;
+      const checked = templateName(given, ctx);
+      if (checked === z.NEVER) return z.NEVER;
+      newName = checked;
     }
     if (body.template_annotation === undefined) return { name: newName };
     const annotation = parsedAnnotation(body.template_annotation, ctx);
