@@ -1,6 +1,8 @@
 /** The organisation's API keys (/api/api-keys). */
 import { z } from 'zod';
+import { API_KEY_SORT_FIELDS } from '../consumers';
 import { reportsEveryIssue, strictFields } from './core';
+import { listQueryFor } from './lists';
 
 /** POST /api/api-keys: { name }, 1 to 100 characters, not blank; nothing else. */
 export const createApiKeySchema = reportsEveryIssue(
@@ -13,3 +15,11 @@ export const createApiKeySchema = reportsEveryIssue(
       .transform((name) => name.trim()),
   }).meta({ examples: [{ name: 'nightly bulk send' }] }),
 );
+
+/** GET /api/api-keys: newest first; `q` the name or the prefix contains it, `revoked` true or false. */
+export const apiKeyListQuerySchema = listQueryFor({
+  sortable: API_KEY_SORT_FIELDS,
+  sort: ['created_at', 'DESC'],
+  filters: { q: 'text', revoked: 'boolean' },
+});
+export type ApiKeyListQuery = z.output<typeof apiKeyListQuerySchema>;

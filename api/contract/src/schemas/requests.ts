@@ -10,6 +10,7 @@ import { RECIPIENT_TYPES, SIGNATURE_TYPES, type SignatureType } from '../status'
 import { isEmail, normaliseIndianPhone } from '../validation';
 import type { ErrorCode } from '../errors';
 import { flag, jsonText, perRecipient, withCode } from './core';
+import { listQueryFor } from './lists';
 
 /** A Ref ID as paths and bodies carry it: 1 to 15 digits (a number or its text); null for anything else. */
 export function refIdOf(value: unknown): number | null {
@@ -403,3 +404,25 @@ export const v1ListQuerySchema = z
     offset: Math.max(0, Number(offset) || 0),
     limit: Math.min(V1_LIST_LIMIT, Math.max(1, Number(limit) || V1_LIST_LIMIT)),
   }));
+
+/** What GET /api/requests and /api/drafts sort by (newest first by default). */
+export const REQUEST_LIST_SORT_FIELDS = ['timestamp', 'createdAt', 'id', 'refId', 'filename'] as const;
+
+/** GET /api/requests and /api/drafts: five rows unless asked; `q` (or its older name `search`) a Ref ID's digits or a file name's text. */
+export const requestListQuerySchema = listQueryFor({
+  sortable: REQUEST_LIST_SORT_FIELDS,
+  sort: ['timestamp', 'DESC'],
+  range: [0, 4],
+  filters: { q: 'text', search: 'text' },
+});
+export type RequestListQueryParams = z.output<typeof requestListQuerySchema>;
+
+/** A recipient's order in a path (`/v1/resend_invite/{orgId}/{refId}/{order}`): anything but a whole number from 1 is no recipient (404). */
+export const partyOrderParamSchema = z
+  .string()
+  .transform((value) => Number(value))
+  .refine((order) => Number.isInteger(order) && order >= 1, {
+    error: RequestMessages.partyNotFound,
+    params: withCode('NOT_FOUND'),
+  })
+  .meta({ description: "The recipient's order, 1 to 6.", examples: ['2'] });

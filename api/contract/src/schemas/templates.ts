@@ -1,7 +1,9 @@
 /** Templates (/v1/templates and /api/templates): a PDF and its form-field annotation. */
 import { z } from 'zod';
 import { RequestMessages } from '../requests';
+import { TEMPLATE_SORT_FIELDS } from '../templates';
 import { withCode } from './core';
+import { listQueryFor } from './lists';
 
 const name = z
   .string({ error: RequestMessages.templateNameRequired })
@@ -99,3 +101,15 @@ export const templateIdParamSchema = z
   .string()
   .refine((id) => UUID.test(id), { error: RequestMessages.templateNotFound, params: withCode('NOT_FOUND') })
   .meta({ description: "The template's id (a UUID).", format: 'uuid' });
+
+/**
+ * GET /api/templates: newest first, ten rows unless asked; `q` the name contains it, `timestamp_gte` / `timestamp_lte`
+ * created at or after / at or before an ISO 8601 time.
+ */
+export const templateListQuerySchema = listQueryFor({
+  sortable: TEMPLATE_SORT_FIELDS,
+  sort: ['timestamp', 'DESC'],
+  range: [0, 9],
+  filters: { q: 'text', timestamp_gte: 'time', timestamp_lte: 'time' },
+});
+export type TemplateListQuery = z.output<typeof templateListQuerySchema>;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { WEBHOOK_ALL_EVENTS, WEBHOOK_EVENTS, WEBHOOK_URL_MAX_LENGTH } from '../webhooks';
 import { absentable, reportsEveryIssue, strictFields, withCode } from './core';
+import { listQueryFor } from './lists';
 
 const EVENT_CHOICES: readonly string[] = [...WEBHOOK_EVENTS, WEBHOOK_ALL_EVENTS];
 const EVENTS_MESSAGE = `events must each be one of: ${EVENT_CHOICES.join(', ')}`;
@@ -49,3 +50,14 @@ export const webhookIdParamSchema = z
     params: withCode('NOT_FOUND'),
   })
   .meta({ description: "The webhook's id." });
+
+/** What GET /api/webhooks sorts by (newest first by default). */
+export const WEBHOOK_SORT_FIELDS = ['id', 'url', 'active', 'createdAt', 'updatedAt'] as const;
+
+/** GET /api/webhooks: `q` the URL contains it, `active` true or false. */
+export const webhookListQuerySchema = listQueryFor({
+  sortable: WEBHOOK_SORT_FIELDS,
+  sort: ['createdAt', 'DESC'],
+  filters: { q: 'text', active: 'boolean' },
+});
+export type WebhookListQuery = z.output<typeof webhookListQuerySchema>;

@@ -2,11 +2,11 @@ import { Controller, Delete, Get, Param, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   createApiKeySchema,
-  listQuerySchema,
+  apiKeyListQuerySchema,
   type ApiKeySummary,
   type CreatedApiKey,
   type InputOf,
-  type ListQuery,
+  type ApiKeyListQuery,
 } from '@esign/contract';
 import type { Response } from 'express';
 import { sendPage } from '../../common/rest-query';
@@ -28,7 +28,7 @@ export class ApiKeysController {
   @Get()
   async list(
     @Auth() auth: AuthContext,
-    @InputQuery(listQuerySchema) query: ListQuery,
+    @InputQuery(apiKeyListQuerySchema) query: ApiKeyListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ApiKeySummary[]> {
     return sendPage(res, 'api-keys', await this.auth.listOrgKeys(auth.orgId, query));

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
-  API_KEY_FILTERS,
-  API_KEY_SORT_FIELDS,
   Messages,
+  type ApiKeyListQuery,
   type ApiKeySortField,
   type ApiKeySummary,
   type ConsumerResponse,
@@ -38,11 +37,6 @@ const KEY_SORT_COLUMN: Record<ApiKeySortField, string> = {
   last_used_at: 'k.last_used_at',
   revoked_at: 'k.revoked_at',
   id: 'k.id',
-};
-const KEY_LIST_SPEC: lists.ListSpec<ApiKeySortField> = {
-  sortable: API_KEY_SORT_FIELDS,
-  sort: ['created_at', 'DESC'],
-  filters: API_KEY_FILTERS,
 };
 
 @Injectable()
@@ -173,18 +167,17 @@ export class AuthService {
    * A page of the organisation's API keys (never session keys, which are the users' own), sorted and filtered in the
    * database on idx_api_keys_org_kind; ties in the sort go by id, in the same direction.
    */
-  async listOrgKeys(orgId: string, query: lists.ListQueryDto): Promise<lists.ListPage<ApiKeySummary>> {
-    const { start, limit, sort, order, filter } = lists.parseListQuery(query, KEY_LIST_SPEC);
+  async listOrgKeys(orgId: string, query: ApiKeyListQuery): Promise<lists.ListPage<ApiKeySummary>> {
+    const { start, limit, sort, order, filter } = query;
     const qb = this.keys
       .createQueryBuilder('k')
       .where('k.org_id = :orgId', { orgId })
       .andWhere('k.kind = :kind', { kind: 'org' });
-    const q = lists.filterText(filter, 'q');
+    const { q, revoked } = filter;
     if (q)
       qb.andWhere(`(k.name LIKE :pattern ${lists.LIKE_ESCAPE} OR k.prefix LIKE :pattern ${lists.LIKE_ESCAPE})`, {
         pattern: lists.containsPattern(q),
       });
-    const revoked = lists.filterBoolean(filter, 'revoked');
     if (revoked !== undefined) qb.andWhere(revoked ? 'k.revoked_at IS NOT NULL' : 'k.revoked_at IS NULL');
     const column = KEY_SORT_COLUMN[sort];
     qb.orderBy(sort === 'name' ? lists.caseless(this.keys.manager.connection, column) : column, order);

@@ -1,10 +1,11 @@
-import { Controller, Get, Param } from '@nestjs/common';
-import { refIdOf } from '@esign/contract';
+import { Controller, Get } from '@nestjs/common';
+import { refIdParamSchema } from '@esign/contract';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
+import { InputParam } from '../../common/validation/input';
 import { AuditService, type AuditTrail } from '../audit/audit.service';
 import { RequestEntity } from './request.entity';
 
@@ -24,11 +25,9 @@ export class AuditTrailController {
 
   @ApiOperation({ summary: "A request's audit events and whether their hash chain is intact." })
   @Get('requests/:refId/audit')
-  async trail(@Auth() auth: AuthContext, @Param('refId') id: string): Promise<AuditTrail> {
-    const refId = refIdOf(id);
-    const request =
-      refId === null ? null : await this.db.getRepository(RequestEntity).findOneBy({ refId, orgId: auth.orgId });
-    if (refId === null || !request || request.deletedAt) throw new AppError('NOT_FOUND', 'Request not found.');
+  async trail(@Auth() auth: AuthContext, @InputParam('refId', refIdParamSchema) refId: number): Promise<AuditTrail> {
+    const request = await this.db.getRepository(RequestEntity).findOneBy({ refId, orgId: auth.orgId });
+    if (!request || request.deletedAt) throw new AppError('NOT_FOUND', 'Request not found.');
     return this.audit.trail(this.db.manager, auth.orgId, refId);
   }
 }

@@ -146,11 +146,11 @@ export class RequestLifecycle {
   }
 
   /** GET /v1/resend_invite/{orgId}/{refId}/{order}: only for a party in progress; a new link, the old one dead. */
-  async resendInvite(auth: AuthContext, refId: unknown, order: unknown): Promise<{ code: 200; message: string }> {
+  async resendInvite(auth: AuthContext, refId: number, order: number): Promise<{ code: 200; message: string }> {
     await this.db.transaction(async (manager) => {
       const org = await this.repo.organisation(auth.orgId, manager);
       const req = await this.repo.lockRequest(manager, auth.orgId, refId);
-      const party = (await this.repo.parties(manager, req.refId)).find((p) => p.order === Number(order));
+      const party = (await this.repo.parties(manager, req.refId)).find((p) => p.order === order);
       if (!party) throw new AppError('NOT_FOUND', RequestMessages.partyNotFound);
       if (req.status !== 'in-progress' || party.status !== 'in-progress')
         throw new AppError('CONFLICT', RequestMessages.notInProgress);

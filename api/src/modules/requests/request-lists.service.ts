@@ -1,16 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DraftListItem, PartyView, RequestListItem } from '@esign/contract';
+import {
+  REQUEST_LIST_SORT_FIELDS,
+  type DraftListItem,
+  type PartyView,
+  type RequestListItem,
+  type RequestListQueryParams,
+} from '@esign/contract';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
-import {
-  containsPattern,
-  filterText,
-  LIKE_ESCAPE,
-  parseListQuery,
-  type ListQueryDto,
-  type ListSpec,
-} from '../../common/rest-query';
+import { containsPattern, LIKE_ESCAPE } from '../../common/rest-query';
 import { LinksService } from '../secrets/links.service';
 import { RequestCounts } from './request-counts';
 import type { PartyEntity } from './party.entity';
@@ -27,17 +26,9 @@ export interface ListQuery {
   sortBy: 'listedAt' | 'filename' | 'refId';
 }
 
-const SORT_FIELDS = ['timestamp', 'createdAt', 'id', 'refId', 'filename'] as const;
-/** `q` (and its older name `search`): digits a Ref ID, other text a file name. */
-const LIST_SPEC: ListSpec<(typeof SORT_FIELDS)[number]> = {
-  sortable: SORT_FIELDS,
-  sort: ['timestamp', 'DESC'],
-  range: [0, 4],
-  filters: ['q', 'search'],
-};
 // The row's timestamp is the time it was listed (a draft's last SAVE, a request's submission): newest first holds for
 // a draft submitted today although it was uploaded last week.
-const SORT_COLUMN: Record<(typeof SORT_FIELDS)[number], ListQuery['sortBy']> = {
+const SORT_COLUMN: Record<(typeof REQUEST_LIST_SORT_FIELDS)[number], ListQuery['sortBy']> = {
   timestamp: 'listedAt',
   createdAt: 'listedAt',
   id: 'listedAt',
@@ -211,15 +202,8 @@ export class RequestListsService {
   }
 }
 
-/** ra-data-simple-rest's query: sort=["timestamp","DESC"], range=[start,end], filter={"q":"…"}. */
-export function parseRestQuery(query: ListQueryDto, drafts: boolean): ListQuery {
-  const { start, limit, sort, order, filter } = parseListQuery(query, LIST_SPEC);
-  return {
-    drafts,
-    q: filterText(filter, 'q') ?? filterText(filter, 'search'),
-    offset: start,
-    limit,
-    order,
-    sortBy: SORT_COLUMN[sort],
-  };
+/** ra-data-simple-rest's query (sort=["timestamp","DESC"], range=[start,end], filter={"q":"…"}), as the lists read it. */
+export function restQuery(query: RequestListQueryParams, drafts: boolean): ListQuery {
+  const { start, limit, sort, order, filter } = query;
+  return { drafts, q: filter.q ?? filter.search, offset: start, limit, order, sortBy: SORT_COLUMN[sort] };
 }

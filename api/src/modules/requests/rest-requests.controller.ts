@@ -1,17 +1,17 @@
 import { Controller, Delete, Get, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
-  listQuerySchema,
+  requestListQuerySchema,
   refIdParamSchema,
   type DraftListItem,
-  type ListQuery,
+  type RequestListQueryParams,
   type RequestListItem,
 } from '@esign/contract';
 import type { Response } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { sendPage } from '../../common/rest-query';
 import { InputParam, InputQuery } from '../../common/validation/input';
-import { parseRestQuery, RequestListsService } from './request-lists.service';
+import { restQuery, RequestListsService } from './request-lists.service';
 import { RequestLifecycle } from './request-lifecycle.service';
 import { UnsavedDrafts, type DiscardResult } from './unsaved-drafts';
 
@@ -36,10 +36,10 @@ export class RestRequestsController {
   @Get('requests')
   async list(
     @Auth() auth: AuthContext,
-    @InputQuery(listQuerySchema) query: ListQuery,
+    @InputQuery(requestListQuerySchema) query: RequestListQueryParams,
     @Res({ passthrough: true }) res: Response,
   ): Promise<RequestListItem[]> {
-    const q = parseRestQuery(query, false);
+    const q = restQuery(query, false);
     const { total, items } = await this.lists.listItems(auth.orgId, q);
     return sendPage(res, 'requests', { rows: items, start: q.offset, total });
   }
@@ -63,10 +63,10 @@ export class RestRequestsController {
   @Get('drafts')
   async drafts(
     @Auth() auth: AuthContext,
-    @InputQuery(listQuerySchema) query: ListQuery,
+    @InputQuery(requestListQuerySchema) query: RequestListQueryParams,
     @Res({ passthrough: true }) res: Response,
   ): Promise<DraftListItem[]> {
-    const q = parseRestQuery(query, true);
+    const q = restQuery(query, true);
     const { total, items } = await this.lists.draftItems(auth.orgId, q);
     return sendPage(res, 'drafts', { rows: items, start: q.offset, total });
   }

@@ -1,8 +1,9 @@
-import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   clientReferenceSchema,
   documentCheckSchema,
+  partyOrderParamSchema,
   placementsBodySchema,
   refIdParamSchema,
   uploadSchema,
@@ -147,7 +148,7 @@ export class V1RequestsController {
   resend(
     @Auth() auth: AuthContext,
     @InputParam('refId', refIdParamSchema) refId: number,
-    @Param('order') order: string,
+    @InputParam('order', partyOrderParamSchema) order: number,
   ) {
     return this.lifecycle.resendInvite(auth, refId, order);
   }

@@ -2,12 +2,12 @@ import { Controller, Delete, Get, HttpCode, Post, Put, Req, Res } from '@nestjs/
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   Headers,
-  listQuerySchema,
+  templateListQuerySchema,
   Messages,
   templateCreateSchema,
   templateIdParamSchema,
   templateUpdateSchema,
-  type ListQuery,
+  type TemplateListQuery,
   type TemplateInput,
   type TemplateView,
 } from '@esign/contract';
@@ -93,7 +93,7 @@ export class RestTemplatesController {
   @Get()
   async list(
     @Auth() auth: AuthContext,
-    @InputQuery(listQuerySchema) query: ListQuery,
+    @InputQuery(templateListQuerySchema) query: TemplateListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TemplateView[]> {
     return sendPage(res, 'templates', await this.templates.page(auth.orgId, query));

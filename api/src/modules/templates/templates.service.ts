@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   RequestMessages,
-  TEMPLATE_FILTERS,
-  TEMPLATE_SORT_FIELDS,
   type TemplateAnnotation,
   type TemplateInput,
+  type TemplateListQuery,
   type TemplateSortField,
   type TemplateView,
 } from '@esign/contract';
@@ -32,12 +31,6 @@ const SORT_COLUMN: Record<TemplateSortField, string> = {
   field_count: 't.field_count',
   timestamp: 't.created_at',
   updated_at: 't.updated_at',
-};
-const LIST_SPEC: lists.ListSpec<TemplateSortField> = {
-  sortable: TEMPLATE_SORT_FIELDS,
-  sort: ['timestamp', 'DESC'],
-  range: [0, 9],
-  filters: TEMPLATE_FILTERS,
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -73,14 +66,12 @@ export class TemplatesService {
    * /api/templates: a page of the organisation's templates, sorted and filtered in the database (see
    * TEMPLATE_SORT_FIELDS and TemplateListFilter); ties in the sort go by template id, in the same direction.
    */
-  async page(orgId: string, query: lists.ListQueryDto): Promise<lists.ListPage<TemplateView>> {
-    const { start, limit, sort, order, filter } = lists.parseListQuery(query, LIST_SPEC);
+  async page(orgId: string, query: TemplateListQuery): Promise<lists.ListPage<TemplateView>> {
+    const { start, limit, sort, order, filter } = query;
     const qb = this.db.manager.createQueryBuilder(TemplateEntity, 't').where('t.org_id = :orgId', { orgId });
-    const q = lists.filterText(filter, 'q');
+    const { q, timestamp_gte: from, timestamp_lte: to } = filter;
     if (q) qb.andWhere(`t.template_name LIKE :pattern ${lists.LIKE_ESCAPE}`, { pattern: lists.containsPattern(q) });
-    const from = lists.filterTime(filter, 'timestamp_gte');
     if (from) qb.andWhere('t.created_at >= :from', { from });
-    const to = lists.filterTime(filter, 'timestamp_lte');
     if (to) qb.andWhere('t.created_at <= :to', { to });
     const column = SORT_COLUMN[sort];
     qb.orderBy(sort === 'template_name' || sort === 'filename' ? lists.caseless(this.db, column) : column, order);

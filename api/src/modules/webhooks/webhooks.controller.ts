@@ -2,12 +2,12 @@ import { Controller, Delete, Get, Post, Put, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   createWebhookSchema,
-  listQuerySchema,
+  webhookListQuerySchema,
   updateWebhookSchema,
   webhookIdParamSchema,
   type CreatedWebhook,
   type CreateWebhookInput,
-  type ListQuery,
+  type WebhookListQuery,
   type UpdateWebhookInput,
   type Webhook,
   type WebhookDelivery,
@@ -29,7 +29,7 @@ export class WebhooksController {
   @Get()
   async list(
     @Auth() auth: AuthContext,
-    @InputQuery(listQuerySchema) query: ListQuery,
+    @InputQuery(webhookListQuerySchema) query: WebhookListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Webhook[]> {
     return sendPage(res, 'webhooks', await this.webhooks.list(auth.orgId, query));

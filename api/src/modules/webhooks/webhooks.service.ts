@@ -10,6 +10,7 @@ import {
   type Webhook,
   type WebhookDelivery,
   type WebhookEvent,
+  type WebhookListQuery,
   type WebhookPayload,
 } from '@esign/contract';
 import { randomUUID } from 'node:crypto';
@@ -37,13 +38,6 @@ export const WEBHOOK_MAX_ATTEMPTS = 8;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_WEBHOOKS_PER_ORG = 50;
 const MAX_DELIVERIES_LISTED = 100;
-const SORTABLE = ['id', 'url', 'active', 'createdAt', 'updatedAt'] as const;
-/** q: the url contains it; active: true or false. */
-const LIST_SPEC: lists.ListSpec<(typeof SORTABLE)[number]> = {
-  sortable: SORTABLE,
-  sort: ['createdAt', 'DESC'],
-  filters: ['q', 'active'],
-};
 
 /** An organisation's webhooks, the events emitted to them, and their signed, retried deliveries. */
 @Injectable()
@@ -68,15 +62,14 @@ export class WebhooksService implements OnModuleInit {
     return this.db.getRepository(WebhookDeliveryEntity);
   }
 
-  async list(orgId: string, query: lists.ListQueryDto): Promise<lists.ListPage<Webhook>> {
-    const { start, limit, sort, order, filter } = lists.parseListQuery(query, LIST_SPEC);
+  async list(orgId: string, query: WebhookListQuery): Promise<lists.ListPage<Webhook>> {
+    const { start, limit, sort, order, filter } = query;
     const where: FindOptionsWhere<WebhookEntity> = { orgId };
-    const q = lists.filterText(filter, 'q');
+    const { q, active } = filter;
     if (q)
       where.url = Raw((column) => `${column} LIKE :pattern ${lists.LIKE_ESCAPE}`, {
         pattern: lists.containsPattern(q),
       });
-    const active = lists.filterBoolean(filter, 'active');
     if (active !== undefined) where.active = active;
     const [rows, total] = await this.hooks.findAndCount({
       where,
