@@ -94,6 +94,24 @@ describe('the OTP service', () => {
     expect(made).toBe(1);
   });
 
+  it('answers used, not locked, to a right code that a parallel answer verified after it was read', async () => {
+    const to = subject();
+    const otp = await issue('recipient-list', to);
+    const manager = t.db.manager;
+    const read = manager.findOneBy.bind(manager);
+    // The late answer reads the code, then the other answer verifies it, then the late one goes on with its stale row.
+    const spy = jest.spyOn(manager, 'findOneBy').mockImplementationOnce(async (...args: Parameters<typeof read>) => {
+      const stale = await read(...args);
+      expect((await guess('recipient-list', otp.id, otp.code)).outcome).toBe('verified');
+      return stale;
+    });
+    try {
+      expect(await guess('recipient-list', otp.id, otp.code)).toMatchObject({ outcome: 'used', id: otp.id });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('expires by the injected clock', async () => {
     const to = subject();
     const otp = await issue('dsc-login', to);

@@ -176,7 +176,13 @@ export class OtpService {
       .set({ attempts: () => 'attempts + 1' })
       .where('id = :id AND attempts < :max AND verified_at IS NULL', { id: row.id, max: policy.maxAttempts })
       .execute();
-    if (!taken.affected) return { outcome: 'locked', id: row.id };
+    if (!taken.affected) {
+      // Nothing taken: the attempts are used up, or a parallel right answer verified the code meanwhile ('used').
+      const after = await this.db.manager.findOneBy(OtpEntity, { id: row.id });
+      if (after?.verifiedAt)
+        return { outcome: 'used', id: row.id, attempts: after.attempts, attemptsLeft: left(after.attempts) };
+      return { outcome: 'locked', id: row.id };
+    }
     const attempts = row.attempts + 1;
     if (!safeEqual(await this.hash(purpose, row.id, code), row.codeHash))
       return { outcome: 'wrong', id: row.id, attempts, attemptsLeft: left(attempts) };
