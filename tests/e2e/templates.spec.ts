@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Headers as ApiHeaders, Limits, Messages, RequestMessages, StaffRoutes } from '@esign/contract';
-import type { TemplateAnnotation, TemplateFieldAnnotation } from '@esign/contract';
+import type { TemplateFieldAnnotation, TemplateView } from '@esign/contract';
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { apiKey, choose, signInAsDemo } from './console';
 import { expect, fixture, shot, test } from './fixtures';
@@ -12,17 +12,6 @@ const PAGE = { width: 612, height: 792 };
 const SHOWN_HEIGHT_PX = 800;
 const SCALE = SHOWN_HEIGHT_PX / PAGE.height;
 
-interface TemplateRow {
-  id: string;
-  template_id: string;
-  template_name: string;
-  template_link: string;
-  template_annotation: TemplateAnnotation;
-  filename: string;
-  total_pages: number;
-  field_count: number;
-}
-
 const path = (pathname: string) => new RegExp(`^[^?#]*//[^/]+${pathname.replace(/[/.?]/g, '\\$&')}(\\?.*)?$`);
 
 /** Signs in through the UI as demo; answers the headers that call the API as the same user. */
@@ -33,10 +22,10 @@ const signIn = async (page: Page): Promise<Record<string, string>> => {
   return { [ApiHeaders.apiKey]: key };
 };
 
-const listTemplates = async (request: APIRequestContext, headers: Record<string, string>): Promise<TemplateRow[]> => {
+const listTemplates = async (request: APIRequestContext, headers: Record<string, string>): Promise<TemplateView[]> => {
   const response = await request.get('/api/templates?range=[0,99]', { headers });
   expect(response.status()).toBe(200);
-  return (await response.json()) as TemplateRow[];
+  return (await response.json()) as TemplateView[];
 };
 
 /** Journeys share one server: each starts from an organisation without templates. */
@@ -279,7 +268,7 @@ test.describe('templates', () => {
       },
     });
     expect(serverRead.status()).toBe(201);
-    const serverTemplate = (await serverRead.json()) as TemplateRow;
+    const serverTemplate = (await serverRead.json()) as TemplateView;
     const theirs = serverTemplate.template_annotation.annotations
       .filter((a) => a.formFieldName !== 'Name_Suffix')
       .map(fieldKey)

@@ -1,7 +1,7 @@
 import {
   PARTY_STATUSES,
   RecipientMessages,
-  signingMethodOf as parseMethod,
+  signingMethodOf,
   type PartyStatus,
   type RequestStatus,
 } from '@esign/contract';
@@ -68,13 +68,13 @@ describe('allowedMethods (spec section 4, step 4)', () => {
   it('names Dual "dual" and parses method codes strictly', () => {
     expect(originalSignatureType('Dual')).toBe('dual');
     expect(originalSignatureType('All')).toBe('All');
-    expect([parseMethod('2'), parseMethod(0), parseMethod('3'), parseMethod('1.0'), parseMethod(undefined)]).toEqual([
-      2,
-      0,
-      null,
-      null,
-      null,
-    ]);
+    expect([
+      signingMethodOf('2'),
+      signingMethodOf(0),
+      signingMethodOf('3'),
+      signingMethodOf('1.0'),
+      signingMethodOf(undefined),
+    ]).toEqual([2, 0, null, null, null]);
   });
 });
 
