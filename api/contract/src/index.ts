@@ -13,4 +13,5 @@ export * from './face';
 export * from './dates';
 export * from './brand';
 export * from './recipient-list';
+export * from './fields';
 export * from './schemas';

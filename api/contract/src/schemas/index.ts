@@ -10,3 +10,4 @@ export * from './aadhaar';
 export * from './recipient-list';
 export * from './dev-outbox';
 export * from './lists';
+export * from './fields';

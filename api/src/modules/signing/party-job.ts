@@ -1,6 +1,6 @@
-import { SigningMethod, type SigningMethodCode } from '@esign/contract';
+import { SigningMethod, dateSignedValue, type SigningMethodCode } from '@esign/contract';
 import type { PlacedBox } from '../documents/pdf/geometry';
-import type { FieldSpec, StampInput } from './pdf/engine';
+import type { AttachmentEmbedding, FieldDrawing, FieldSpec, StampInput } from './pdf/engine';
 import { signedByLines } from './signed-by';
 
 /**
@@ -26,6 +26,10 @@ export interface PartySignatureJob {
   };
   /** What the boxes show beside the signed-by lines: the drawn or uploaded image, or the name typed (normal or italic). */
   appearance: { image: Uint8Array | null; typed: { italic: boolean } | null };
+  /** The party's filled fields (issue 21): drawn in this signature's revision; a date field's value is set at signing. */
+  fields?: FieldDrawing[];
+  /** The party's attachments, embedded in this signature's revision. */
+  attachments?: AttachmentEmbedding[];
 }
 
 const HOW: Record<SigningMethodCode, string> = {
@@ -43,6 +47,10 @@ export function partySignatureSpec(job: PartySignatureJob, now: Date): { stamp: 
       image: job.appearance.image,
       text: job.appearance.typed ? { value: signer.name, italic: job.appearance.typed.italic } : null,
       signedBy: signedByLines(signer.name, now, job.method, job.refId, job.timeZone),
+      fields: (job.fields ?? []).map((f) =>
+        f.kind === 'date' ? { ...f, value: dateSignedValue(now, job.timeZone) } : f,
+      ),
+      attachments: job.attachments ?? [],
     },
     field: {
       fieldName: `esign_party_${signer.order}`,

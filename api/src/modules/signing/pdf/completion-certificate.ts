@@ -1,4 +1,4 @@
-import { formatDateTime, type SignatureLevel } from '@esign/contract';
+import { formatDateTime, type FieldKind, type SignatureLevel } from '@esign/contract';
 import { ops, PdfString, type EmbeddedFont, type PDF, type PDFImage, type PDFPage } from '@libpdf/core';
 import { PNG } from 'pngjs';
 import { dejaVuFont } from './fonts';
@@ -32,6 +32,20 @@ export interface CertificateParty {
   evidence?: { level: SignatureLevel; timestampedAt: Date | null; tsa: string | null } | null;
 }
 
+/** A field a signer filled (issue 21), as the certificate lists it: who filled it, what, when, and its SHA-256. */
+export interface CertificateField {
+  signer: number;
+  signerName: string;
+  kind: FieldKind;
+  label: string;
+  /** As stored ('true'/'false' for a checkbox; an attachment's file name); null: left empty. */
+  value: string | null;
+  filledAt: Date | null;
+  /** SHA-256 (hex) of the value's UTF-8 text, or of the attachment's bytes. */
+  sha256: string | null;
+  attachment: { name: string; type: string; size: number } | null;
+}
+
 export interface CertificateEvent {
   at: Date;
   type: string;
@@ -61,6 +75,8 @@ export interface CompletionCertificateInput {
   timeZone?: string | null;
   /** The level the organisation requires, and who timestamps (issue 19). */
   evidence?: { level: SignatureLevel; timestamps: { builtIn: boolean; tsas: string[] } } | null;
+  /** Every field value with who filled it and when; attachments with their SHA-256 (issue 21). */
+  fields?: CertificateField[] | null;
 }
 
 /** What a PAdES level means for the people who keep the document, one line each. */

@@ -1,4 +1,4 @@
-import type { SignatureLevel } from '@esign/contract';
+import type { AttachmentType, FieldKind, SignatureLevel } from '@esign/contract';
 import type { Signer } from '@libpdf/core';
 import type { PlacedBox } from '../../documents/pdf/geometry';
 import type { RevocationGap } from '../evidence/revocation';
@@ -17,6 +17,47 @@ export interface StampInput {
    * image or name alone.
    */
   signedBy?: string[] | null;
+  /**
+   * The party's filled fields (issue 21), drawn flattened into the same revision as the stamp, before the signature:
+   * the signature covers exactly what this party filled. Signature-kind fields are not here (their boxes are in
+   * `boxes`).
+   */
+  fields?: FieldDrawing[] | null;
+  /** The party's attachments, embedded as file attachments of the same revision. */
+  attachments?: AttachmentEmbedding[] | null;
+}
+
+/** One field's value as drawn into the document (issue 21). */
+export interface FieldDrawing {
+  id: string;
+  kind: Exclude<FieldKind, 'signature'>;
+  /** The label (or the kind's name): a radio group's or checkbox's caption, an attachment's line. */
+  label: string;
+  /** 1-based page. */
+  page: number;
+  /** [x1, y1, x2, y2] in points from the displayed page's top-left corner (crop box turned by /Rotate, y down). */
+  box: [number, number, number, number];
+  /**
+   * The text drawn: the value as stored ('true'/'false' for a checkbox; the option chosen; an attachment's file
+   * name; a date field's day, filled by partySignatureSpec at signing). null: nothing drawn (an empty optional field;
+   * an unchecked box still shows its empty square).
+   */
+  value: string | null;
+  /** A radio group's options (each drawn with its mark, the chosen one filled); null otherwise. */
+  options: string[] | null;
+}
+
+/** An attachment as embedded in the party's revision (its name in the EmbeddedFiles tree is unique per field). */
+export interface AttachmentEmbedding {
+  fieldId: string;
+  /** The file name the signer gave. */
+  name: string;
+  type: AttachmentType;
+  bytes: Uint8Array;
+  /** SHA-256 (hex) of the bytes. */
+  sha256: string;
+  /** e.g. 'Cancelled cheque, attached by Asha Rao' */
+  description: string;
 }
 
 /** Where the signature's widget is: the box (PDF user space of that page) clicking which shows the signature. */
