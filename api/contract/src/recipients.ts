@@ -3,6 +3,7 @@
  * API's own texts for it in the specification's style. Every call carries the party's link token in `x-sign-token`
  * (or `?token=`).
  */
+import type { FilledField } from './fields';
 import type { PartyStatus, RequestStatus, SigningMethodCode } from './status';
 
 export const RecipientMessages = {
@@ -371,6 +372,8 @@ export interface ReturnUrlResponse {
   download_url?: string | null;
   /** The verification report of the signed document (a page behind a signed link), once the document is signed. */
   verification_url?: string | null;
+  /** The values filled by the parties whose signatures the signed document carries (issue 21); only when there are some. */
+  fields?: FilledField[];
 }
 
 export interface FailedResponse {

@@ -2,6 +2,7 @@
  * The /v1 request shapes of the staff side (spec sections 3 and 7) and the API's own texts for requests, in the
  * specification's style. The console, the CLI and the API all import these.
  */
+import type { FieldDefinition, FieldState } from './fields';
 import type { PartyStatus, RequestStatus, SignatureType, SigningMethodCode } from './status';
 
 export const RequestMessages = {
@@ -58,6 +59,8 @@ export interface UploadedRecipient {
   apply_all: boolean;
   rectangle: string;
   drag_coord: unknown;
+  /** The signer's fields beyond the signature box (issue 21), as placed; [] when none. */
+  fields?: FieldDefinition[];
 }
 
 export interface UploadResponse {
@@ -85,6 +88,8 @@ export interface PlacementInput {
   apply_all?: boolean | string;
   rectangle?: string;
   drag_coord?: unknown;
+  /** That signer's fields (issue 21): absent leaves them, [] removes them. */
+  fields?: Array<Partial<FieldDefinition> & Pick<FieldDefinition, 'kind' | 'page'> & { box: FieldDefinition['box'] | string }>;
 }
 
 /** A party as the lists show it (spec section 3). */
@@ -108,6 +113,8 @@ export interface PartyView {
   /** When the party rejected the document (ISO 8601), and the remark they gave; null otherwise. */
   rejected_at?: string | null;
   remark?: string | null;
+  /** The party's fields beyond the signature box and their values (issue 21); only on a party that has some. */
+  fields?: FieldState[];
 }
 
 /** A request list item (spec section 3). */
@@ -163,6 +170,8 @@ export interface DraftReference {
   apply_all: boolean;
   rectangle: string | null;
   drag_coord: unknown;
+  /** The signer's fields beyond the signature box (issue 21); [] when none. */
+  fields?: FieldDefinition[];
   'total-pages': number;
   pdfheight: number;
 }

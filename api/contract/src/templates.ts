@@ -3,6 +3,7 @@
  * field shown in several places, like a radio group, gives several entries with the same name), and the fields'
  * current values.
  */
+import type { FieldDefinition } from './fields';
 export const TEMPLATE_FIELD_TYPES = ['text-field', 'checkbox-field', 'radiobutton-field', 'signature-field'] as const;
 export type TemplateFieldType = (typeof TEMPLATE_FIELD_TYPES)[number];
 
@@ -25,6 +26,11 @@ export type FormFieldValues = Record<string, string | boolean>;
 export interface TemplateAnnotation {
   annotations: TemplateFieldAnnotation[];
   formFieldValues: FormFieldValues;
+  /**
+   * Fields beyond the signature box placed for roles (issue 21): `signer` is the role, Signer 1…6, and role n goes to
+   * the n-th recipient who needs to sign when a request is started from the template.
+   */
+  fields?: FieldDefinition[];
 }
 
 /**

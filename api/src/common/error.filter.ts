@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, HttpException, NotFoundException, type ExceptionFilter } from '@nestjs/common';
-import { API_PREFIXES, ErrorStatus, Messages, StaffRoutes, type ErrorBody, type ErrorCode } from '@esign/contract';
+import { API_PREFIXES, ErrorStatus, FieldMessages, Messages, StaffRoutes, type ErrorBody, type ErrorCode } from '@esign/contract';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from './app-error';
@@ -81,7 +81,13 @@ export class AppErrorFilter implements ExceptionFilter {
     if (err?.type === 'entity.parse.failed')
       return { code: 'INVALID_JSON', message: 'The request body is not valid JSON.', headers: {} };
     if (err?.type === 'entity.too.large' || err?.code === 'LIMIT_FILE_SIZE') {
-      return { code: 'PAYLOAD_TOO_LARGE', message: Messages.fileTooLarge, headers: {} };
+      // A signer's attachment (issue 21) says its own limit; everything else is the specification's document limit.
+      const attachment = /^\/v1\/fields\//.test(req.path ?? '');
+      return {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: attachment ? FieldMessages.attachmentTooLarge : Messages.fileTooLarge,
+        headers: {},
+      };
     }
     if (typeof err?.code === 'string' && err.code.startsWith('LIMIT_')) {
       return { code: 'BAD_REQUEST', message: `The upload is not valid: ${err.message ?? err.code}.`, headers: {} };

@@ -18,7 +18,7 @@ import {
   type FieldKind,
 } from '../fields';
 import { Limits } from '../limits';
-import { jsonText } from './core';
+import { jsonText, withCode } from './core';
 
 const ID = new RegExp(`^[A-Za-z0-9_-]{1,${FieldLimits.idMaxLength}}$`);
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)$/;
@@ -286,3 +286,9 @@ export const fieldValuesBodySchema = z
   .meta({ examples: [{ values: { pan: 'ABCDE1234F', agree: true, plan: 'Premium' } }] });
 
 export type FieldValuesInput = z.output<typeof fieldValuesBodySchema>;
+
+/** A field's id in a path (…/{fieldId}/attachment): anything else is no field of the request, a 404. */
+export const fieldIdParamSchema = z
+  .string()
+  .refine((value) => ID.test(value), { error: FieldMessages.idInvalid, params: withCode('NOT_FOUND') })
+  .meta({ description: "A field's id.", pattern: ID.source, examples: ['f1'] });

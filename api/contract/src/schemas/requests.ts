@@ -3,6 +3,7 @@
  * The output types are what the API's request rules work on (a recipient's phone as +91…, observer as a boolean).
  */
 import { z } from 'zod';
+import { FieldMessages } from '../fields';
 import { Limits } from '../limits';
 import { Messages } from '../messages';
 import { RequestMessages } from '../requests';
@@ -172,6 +173,21 @@ const formFieldValuesField = z
   )
   .meta({ description: "Form field name → value (text or true/false), overriding the template's own values." });
 
+/** fieldValues of an upload from a template: field id → value (JSON text in multipart). */
+const fieldValuesField = z
+  .union([z.literal(''), jsonText(FieldMessages.valuesInvalid), z.record(z.string(), z.unknown())], {
+    error: FieldMessages.valuesInvalid,
+  })
+  .optional()
+  .pipe(
+    z
+      .union([z.literal(''), z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))], {
+        error: FieldMessages.valuesInvalid,
+      })
+      .optional()
+      .transform((values) => (values === '' || values === undefined ? null : values)),
+  );
+
 /** What /v1/upload takes, checked as the API checks it. */
 export interface UploadInput {
   recipients: ValidRecipient[];
@@ -184,6 +200,8 @@ export interface UploadInput {
   clientReference: string | null;
   templateId: string | null;
   formFieldValues: Record<string, string | boolean> | null;
+  /** With a template: values for its fields beyond the signature box, by field id (issue 21). */
+  fieldValues: Record<string, string | number | boolean | null> | null;
 }
 
 /**
@@ -237,6 +255,15 @@ export const uploadSchema = z
         description:
           "Form field name → value (text or true/false; JSON text in multipart), overriding the template's own values.",
       }),
+    fieldValues: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'object',
+        additionalProperties: { anyOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'number' }] },
+        description:
+          "With template_id: field id → value for the template's fields beyond the signature box (JSON text in multipart), overriding their prefilled values.",
+      }),
   })
   .transform((body, ctx): UploadInput => {
     const fail = (message: string, path: string, input: unknown, code?: ErrorCode) => {
@@ -263,7 +290,10 @@ export const uploadSchema = z
     const formFieldValues = formFieldValuesField.safeParse(body.formFieldValues);
     if (!formFieldValues.success)
       return fail(RequestMessages.formFieldValuesInvalid, 'formFieldValues', body.formFieldValues);
+    const fieldValues = fieldValuesField.safeParse(body.fieldValues);
+    if (!fieldValues.success) return fail(FieldMessages.valuesInvalid, 'fieldValues', body.fieldValues);
     return {
+      fieldValues: fieldValues.data,
       recipients: body.data,
       checkOrder: body.checkOrder,
       otpRequired: body.otpRequired,
@@ -322,6 +352,8 @@ export interface PlacementEntry {
   apply_all?: unknown;
   rectangle?: unknown;
   drag_coord?: unknown;
+  /** That signer's fields beyond the signature box (issue 21): absent leaves them as they were, [] removes them. */
+  fields?: unknown;
 }
 
 const placementEntrySchema = z
@@ -342,6 +374,11 @@ const placementEntrySchema = z
         .optional()
         .meta({ description: 'The box as text x1,y1,x2,y2 in points from the top-left (default 0,790,150,840).' }),
       drag_coord: z.unknown().optional().meta({ description: "The console's own record of the drag, kept as sent." }),
+      fields: z.unknown().optional().meta({
+        type: 'array',
+        description:
+          "That signer's fields (issue 21): { id?, kind, page, box: 'x1,y1,x2,y2' (points from the displayed page's top-left), required?, label?, placeholder?, maxLength?, pattern?, patternMessage?, options?, editable?, value? }. Absent: unchanged; []: none.",
+      }),
     },
     { error: RequestMessages.saveDataInvalid },
   )

@@ -1,9 +1,11 @@
-import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   dscTokenSchema,
   esignatureSchema,
   failedSchema,
+  fieldIdParamSchema,
+  fieldValuesBodySchema,
   initQuerySchema,
   livenessSchema,
   locationSchema,
@@ -17,12 +19,13 @@ import {
 } from '@esign/contract';
 import type { Request } from 'express';
 import { uploadedFile } from '../../common/uploaded-file';
-import { InputBody, InputQuery } from '../../common/validation/input';
+import { InputBody, InputParam, InputQuery } from '../../common/validation/input';
 import { LivenessService } from './liveness.service';
 import { SignerOtpService } from './signer-otp.service';
 import { RecipientSigning } from './recipient-signing.service';
 import { RecipientsService } from './recipients.service';
 import { SignerChecks } from './signer-checks.service';
+import { SignerFields } from './signer-fields.service';
 import { Signer, SignerRoute, type SignerContext } from './signer-link.guard';
 
 const ipOf = (req: Request): string | null => req.ip ?? req.socket.remoteAddress ?? null;
@@ -40,6 +43,7 @@ export class RecipientsController {
     private readonly signing: RecipientSigning,
     private readonly otp: SignerOtpService,
     private readonly liveness: LivenessService,
+    private readonly signerFields: SignerFields,
   ) {}
 
   @SignerRoute()
@@ -178,6 +182,48 @@ export class RecipientsController {
       { ...body, file: file ? { bytes: file.bytes, filename: file.filename || null } : null },
       ipOf(req),
     );
+  }
+
+  @SignerRoute({ session: true })
+  @ApiOperation({ summary: "The party's own fields beyond the signature box, their values and how many required ones are left." })
+  @Get('fields/:orgId/:refId/:orderNo')
+  ownFields(@Signer() signer: SignerContext) {
+    return this.signerFields.view(signer);
+  }
+
+  @SignerRoute({ session: true })
+  @ApiOperation({ summary: "Fill the party's own fields: { values: { fieldId: value } }, all checked before any is kept." })
+  @Post('fields/:orgId/:refId/:orderNo')
+  @HttpCode(200)
+  fillFields(
+    @Signer() signer: SignerContext,
+    @InputBody(fieldValuesBodySchema) body: InputOf<typeof fieldValuesBodySchema>,
+    @Req() req: Request,
+  ) {
+    return this.signerFields.save(signer, body.values, ipOf(req));
+  }
+
+  @SignerRoute({ session: true })
+  @ApiOperation({ summary: 'Attach a file to an attachment field: multipart file, a PDF, PNG or JPEG of at most 5 MB.' })
+  @Post('fields/:orgId/:refId/:orderNo/:fieldId/attachment')
+  @HttpCode(200)
+  attach(
+    @Signer() signer: SignerContext,
+    @InputParam('fieldId', fieldIdParamSchema) fieldId: string,
+    @Req() req: Request,
+  ) {
+    return this.signerFields.attach(signer, fieldId, uploadedFile(req), ipOf(req));
+  }
+
+  @SignerRoute({ session: true })
+  @ApiOperation({ summary: "Remove an attachment field's file." })
+  @Delete('fields/:orgId/:refId/:orderNo/:fieldId/attachment')
+  detach(
+    @Signer() signer: SignerContext,
+    @InputParam('fieldId', fieldIdParamSchema) fieldId: string,
+    @Req() req: Request,
+  ) {
+    return this.signerFields.detach(signer, fieldId, ipOf(req));
   }
 
   @SignerRoute()

@@ -11,6 +11,7 @@ import { RecipientsController } from './recipients.controller';
 import { RecipientSigning } from './recipient-signing.service';
 import { RecipientsService } from './recipients.service';
 import { SignerChecks } from './signer-checks.service';
+import { SignerFields } from './signer-fields.service';
 import { SignerLinkGuard } from './signer-link.guard';
 import { SignerOtpService } from './signer-otp.service';
 import { SignerRows } from './signer-rows';
@@ -23,6 +24,7 @@ import { SignerSessions } from './signer-sessions.service';
     SignerRows,
     RecipientsService,
     SignerChecks,
+    SignerFields,
     RecipientSigning,
     SignerOtpService,
     LivenessService,

@@ -14,6 +14,7 @@ import {
 } from '@esign/contract';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
+import { filledFields } from '../requests/fields';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEvents } from '../requests/request-events';
 import { LinksService } from '../secrets/links.service';
@@ -178,9 +179,11 @@ export class RecipientsService {
    * report once it exists.
    */
   async download(ctx: SignerContext): Promise<ReturnUrlResponse> {
-    const { req, me, org } = await this.rows.read(ctx);
+    const { req, me, org, parties } = await this.rows.read(ctx);
     const signed = me.status === 'completed' && req.signedFileKey && ['in-progress', 'completed'].includes(req.status);
+    const fields = signed ? filledFields(parties.filter((p) => p.status === 'completed')) : [];
     return {
+      ...(fields.length ? { fields } : {}),
       code: 200,
       message: 'success',
       return_url: org.returnUrl,

@@ -17,6 +17,7 @@ import {
   type JsonValue,
 } from '../../database/columns';
 import type { PlacedBox } from '../documents/pdf/geometry';
+import type { PartyField } from './fields';
 
 /** Where the signer was when they posted their position, and what the organisation's policy made of it. */
 export interface PartyLiveness {
@@ -104,6 +105,10 @@ export class PartyEntity {
 
   @JsonColumn({ nullable: true })
   boxes!: PlacedBox[] | null;
+
+  /** The fields beyond the signature box placed for this party, with their values (issue 21); null: none. */
+  @JsonColumn({ nullable: true })
+  fields!: PartyField[] | null;
 
   @DateTimeColumn({ name: 'invited_at', nullable: true })
   invitedAt!: Date | null;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DEFAULT_RECTANGLE,
+  FieldMessages,
   RequestMessages,
   type DraftReference,
   flag,
@@ -31,6 +32,7 @@ import { PartyEntity } from './party.entity';
 import { enabledRecipients, type RequestOptions, type ValidRecipient } from './recipients';
 import { RequestEntity } from './request.entity';
 import { RequestRepository } from './request-repository';
+import { checkUniqueIds, draftFieldsOf, fieldDefinitionOf, parseFields, placeFields, type PartyField } from './fields';
 
 /** Where a new request's document and first placements come from when it is started from a template. */
 export interface PreparedDocument {
@@ -38,7 +40,7 @@ export interface PreparedDocument {
   filename: string;
   templateId: string | null;
   /** Signature boxes per signer position (0-based among signers), from the template's signature fields. */
-  signerBoxes?: Array<Pick<PartyEntity, 'boxes' | 'pageNo'> | undefined>;
+  signerBoxes?: Array<(Pick<PartyEntity, 'boxes' | 'pageNo'> & { fields?: PartyField[] | null }) | undefined>;
 }
 
 /** A placement's apply_all, checked when the placement is applied (an observer's is not). */
@@ -86,7 +88,7 @@ const FRESH_DRAFT_STATE = {
 } satisfies Partial<RequestEntity>;
 
 /** Where a party's signature goes, as staff placed it (or a template did). */
-type Placement = Pick<PartyEntity, 'pageNo' | 'applyAll' | 'rectangle' | 'dragCoord' | 'boxes'>;
+type Placement = Pick<PartyEntity, 'pageNo' | 'applyAll' | 'rectangle' | 'dragCoord' | 'boxes' | 'fields'>;
 
 const placementOf = (p: Placement): Placement => ({
   pageNo: p.pageNo,
@@ -94,6 +96,7 @@ const placementOf = (p: Placement): Placement => ({
   rectangle: p.rectangle,
   dragCoord: p.dragCoord,
   boxes: p.boxes,
+  fields: p.fields,
 });
 
 /** Each recipient's placement from the template's signature fields (by signer position), or none. */
@@ -107,6 +110,7 @@ function templatePlacements(recipients: ValidRecipient[], prepared: PreparedDocu
       rectangle: null,
       dragCoord: null,
       boxes: fromTemplate?.boxes ?? null,
+      fields: fromTemplate?.fields ?? null,
     };
   });
 }
@@ -345,6 +349,7 @@ export class RequestDrafts {
       apply_all: Boolean(p.applyAll),
       rectangle: p.rectangle ?? DEFAULT_RECTANGLE,
       drag_coord: p.dragCoord ?? null,
+      fields: (p.fields ?? []).map(fieldDefinitionOf),
     };
   }
 
@@ -388,7 +393,11 @@ export class RequestDrafts {
     for (const entry of entries) {
       const party = parties.find((p) => p.order === entry.order);
       if (!party) throw new AppError('VALIDATION_FAILED', RequestMessages.saveDataInvalid);
-      if (party.observer) continue;
+      const fieldInputs = entry.fields === undefined || entry.fields === null ? null : parseFields(entry.fields);
+      if (party.observer) {
+        if (fieldInputs?.length) throw new AppError('VALIDATION_FAILED', FieldMessages.signerInvalid);
+        continue;
+      }
       const applyAll = parseInput(APPLY_ALL, entry.apply_all);
       const rectangle = entry.rectangle === undefined || entry.rectangle === '' ? DEFAULT_RECTANGLE : entry.rectangle;
       if (typeof rectangle !== 'string') throw new AppError('VALIDATION_FAILED', 'rectangle must be text x1,y1,x2,y2.');
@@ -400,10 +409,16 @@ export class RequestDrafts {
       party.rectangle = rectangle;
       party.dragCoord = (entry.drag_coord ?? null) as JsonValue | null;
       party.boxes = boxes;
+      if (fieldInputs) {
+        const taken = parties.filter((p) => p !== party).flatMap((p) => (p.fields ?? []).map((f) => f.id));
+        const placed = placeFields(fieldInputs, party, req, taken, now);
+        party.fields = placed.length ? placed : null;
+      }
       party.updatedAt = now;
       await manager.save(PartyEntity, party);
       saved.push(party.order);
     }
+    checkUniqueIds(parties.map((p) => p.fields ?? []));
     req.updatedAt = now;
     // A saved draft is listed, as of this save (a submission below lists it again by its submission time).
     req.listedAt = now;
@@ -444,6 +459,7 @@ export class RequestDrafts {
             refId: newRefId,
             status: 'saved',
             ...FRESH_RECIPIENT_STATE,
+            fields: draftFieldsOf(p.fields),
             createdAt: now,
             updatedAt: now,
           }),
@@ -485,6 +501,7 @@ export class RequestDrafts {
       apply_all: Boolean(p.applyAll),
       rectangle: p.rectangle,
       drag_coord: p.dragCoord ?? null,
+      fields: (p.fields ?? []).map(fieldDefinitionOf),
       'total-pages': req.totalPages,
       pdfheight: firstHeight,
     }));

@@ -7,6 +7,7 @@ import { NotificationsService } from '../notifications/notifications.service';
 import * as Templates from '../notifications/templates';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { WebhooksService } from '../webhooks/webhooks.service';
+import { filledFields } from './fields';
 import type { PartyEntity } from './party.entity';
 import type { RequestEntity } from './request.entity';
 
@@ -137,9 +138,11 @@ export class RequestEvents {
   }
 
   async signed(manager: EntityManager, req: RequestEntity, party: PartyEntity): Promise<void> {
+    const fields = filledFields([party]);
     await this.webhooks.emit(manager, req.orgId, 'party.signed', {
       ...partyData(req, party),
       signedAt: party.signedAt?.toISOString() ?? null,
+      ...(fields.length ? { fields } : {}),
     });
   }
 
@@ -255,7 +258,11 @@ export class RequestEvents {
       });
       await this.send(manager, req, p, 'completed', message);
     }
-    await this.webhooks.emit(manager, req.orgId, 'request.completed', requestData(req));
+    const fields = filledFields(parties);
+    await this.webhooks.emit(manager, req.orgId, 'request.completed', {
+      ...requestData(req),
+      ...(fields.length ? { fields } : {}),
+    });
   }
 
   async deleted(manager: EntityManager, req: RequestEntity): Promise<void> {

@@ -12,6 +12,7 @@ import { AppError } from '../../common/app-error';
 import { containsPattern, LIKE_ESCAPE } from '../../common/rest-query';
 import { LinksService } from '../secrets/links.service';
 import { RequestCounts } from './request-counts';
+import { fieldStateOf } from './fields';
 import type { PartyEntity } from './party.entity';
 import { RequestEntity } from './request.entity';
 import { RequestRepository } from './request-repository';
@@ -196,6 +197,7 @@ export class RequestListsService {
           remark: p.rejectRemark ?? null,
         };
         if (downloadUrl && (p.status === 'completed' || r.status === 'completed')) view.downloadUrl = downloadUrl;
+        if (p.fields?.length) view.fields = p.fields.map(fieldStateOf);
         return view;
       }),
     );

@@ -8,6 +8,7 @@ import {
   type SignatureType,
   type SigningMethodCode,
 } from '@esign/contract';
+import { fieldsProblem, type PartyField } from './fields';
 
 /**
  * The rules of a request as pure functions: party state transitions, the methods a party may use, when a party may
@@ -84,6 +85,8 @@ export interface RuleParty {
   liveness: { passed: boolean } | null;
   geo: { allowed: boolean; country: string | null } | null;
   failedAttempts: number;
+  /** Fields beyond the signature box (issue 21): every required one filled, every value valid, before signing. */
+  fields?: PartyField[] | null;
 }
 export interface RulePolicy {
   dscDownloadUrl: string | null;
@@ -156,6 +159,8 @@ export function refuseSigning(
   if (!allowedMethods(party.signatureType, Boolean(policy.dscDownloadUrl)).includes(method))
     return RecipientMessages.methodNotAllowed;
   if (request.otpRequired && !party.otpVerifiedAt) return RecipientMessages.otpFirst;
+  const fields = fieldsProblem(party.fields);
+  if (fields) return fields;
   if (policy.locationCapture) {
     if (!party.geo) return RecipientMessages.locationNeeded;
     const remark = locationRemark(party.geo);

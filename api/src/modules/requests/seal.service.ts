@@ -1,6 +1,14 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Limits, RequestMessages, SigningMethod, formatDateTime, type SignatureLevel, refIdOf } from '@esign/contract';
+import {
+  Limits,
+  RequestMessages,
+  SigningMethod,
+  dateSignedValue,
+  formatDateTime,
+  type SignatureLevel,
+  refIdOf,
+} from '@esign/contract';
 import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
@@ -15,9 +23,10 @@ import { LinksService } from '../secrets/links.service';
 import { renewalTime } from '../signing/evidence/renewal';
 import { TimestampUnavailableError, Timestamps } from '../signing/evidence/timestamps';
 import { ExternalSignatureEntity } from '../signing/external-signature.entity';
-import { partySignatureSpec } from '../signing/party-job';
+import { attachmentsOf, partySignatureSpec } from '../signing/party-job';
 import type {
   CertificateEvent,
+  CertificateField,
   CertificateParty,
   CompletionCertificateInput,
 } from '../signing/pdf/completion-certificate';
@@ -30,6 +39,7 @@ import {
 } from '../signing/pdf/engine';
 import { SealPkiService, type CertificateSummary } from '../signing/pki/seal-pki.service';
 import { DocumentStorage } from '../storage/document-storage';
+import { filledFields, sha256Hex } from './fields';
 import { PartyEntity } from './party.entity';
 import { partySignatureJob } from './party-signature-job';
 import { RequestEntity } from './request.entity';
@@ -232,7 +242,8 @@ export class SealService implements OnModuleInit {
     const job = partySignatureJob(req, party, org, SigningMethod.ESignature, image);
     const base = job.baseFileKey;
     const now = this.clock.now();
-    const { stamp, field } = partySignatureSpec(job, now);
+    const attachments = await attachmentsOf(job, (key) => this.storage.get(key));
+    const { stamp, field } = partySignatureSpec(job, now, attachments);
     const prepared = await this.engine.prepareParty(await this.storage.get(base), stamp, field);
     const { signer, certificate } = await this.pki.signerFor(org, party);
     const cms = await this.engine.signWith(prepared.digest, signer);
@@ -271,6 +282,7 @@ export class SealService implements OnModuleInit {
         now,
         finished,
         (me) => me.signMethod === external.method && Boolean(me.signatureSubmittedAt),
+        external.createdAt,
       );
       if (done)
         await manager.update(
@@ -403,6 +415,8 @@ export class SealService implements OnModuleInit {
     now: Date,
     evidence: Pick<FinishedSignature, 'level' | 'timestamp'>,
     ready: (party: PartyEntity) => boolean = () => true,
+    /** When the document was prepared: the day its date fields show (issue 21). */
+    preparedAt: Date = now,
   ): Promise<boolean> {
     const fresh = await this.repo.lockRequest(manager, req.orgId, req.refId);
     if (fresh.status !== 'in-progress' || (fresh.signedFileKey ?? fresh.fileKey) !== base) return false;
@@ -417,6 +431,16 @@ export class SealService implements OnModuleInit {
     me.signatureLevel = evidence.level;
     me.timestampAt = evidence.timestamp?.time ?? null;
     me.timestampTsa = evidence.timestamp?.tsa.slice(0, 200) ?? null;
+    if (me.fields?.some((f) => f.kind === 'date')) {
+      // The date fields show the day the document was prepared, as drawn in it (partySignatureSpec).
+      const { timeZone } = await this.repo.organisation(fresh.orgId);
+      const day = dateSignedValue(preparedAt, timeZone);
+      me.fields = me.fields.map((f) =>
+        f.kind === 'date'
+          ? { ...f, value: day, sha256: sha256Hex(day), filledAt: now.toISOString(), filledBy: 'signing' }
+          : f,
+      );
+    }
     me.updatedAt = now;
     await manager.save(PartyEntity, me);
     fresh.signedFileKey = signedKey;
@@ -439,6 +463,7 @@ export class SealService implements OnModuleInit {
         level: evidence.level,
         timestampedAt: evidence.timestamp?.time.toISOString() ?? null,
         tsa: evidence.timestamp?.tsa ?? null,
+        ...(me.fields?.length ? { fields: Object.fromEntries(me.fields.map((f) => [f.id, f.sha256])) } : {}),
       },
       'system',
     );
@@ -477,6 +502,7 @@ export class SealService implements OnModuleInit {
       lastHash: events[events.length - 1]?.hash ?? '',
       timeZone: org.timeZone,
       evidence: { level: planned, timestamps: this.timestamps.describe() },
+      fields: certificateFields(parties),
     };
     const seal = await this.pki.sealSigner(org);
     const prepared = await this.engine.prepareCompletion(await this.storage.get(base), certificate, {
@@ -588,4 +614,24 @@ function certificateEvent(e: AuditEventEntity, timeZone: string): CertificateEve
     detail: eventDetail(e.data, timeZone),
     hash: e.hash,
   };
+}
+
+/** Every field a signer filled (issue 21), as the certificate of completion lists it. */
+function certificateFields(parties: PartyEntity[]): CertificateField[] {
+  const attachments = new Map(
+    parties.flatMap((p) => (p.fields ?? []).map((f) => [`${p.order}:${f.id}`, f.attachment] as const)),
+  );
+  return filledFields(parties).map((f) => {
+    const file = attachments.get(`${f.signer}:${f.id}`) ?? null;
+    return {
+      signer: f.signer,
+      signerName: f.signerName,
+      kind: f.kind,
+      label: f.label,
+      value: f.value,
+      filledAt: f.filledAt ? new Date(f.filledAt) : null,
+      sha256: f.sha256,
+      attachment: file ? { name: file.name, type: file.type, size: file.size } : null,
+    };
+  });
 }

@@ -68,7 +68,7 @@ export class V1RequestsController {
     const clientReference =
       input.clientReference ?? (header === undefined ? null : parseInput(clientReferenceSchema, header));
     const prepare = input.templateId
-      ? this.templateUploads.preparer(auth, input.templateId, input.formFieldValues ?? undefined)
+      ? this.templateUploads.preparer(auth, input.templateId, input.formFieldValues ?? undefined, input.fieldValues)
       : undefined;
     return this.requestDrafts.upload(auth, { ...input, clientReference }, uploadedFile(req), prepare);
   }

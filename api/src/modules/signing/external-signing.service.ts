@@ -7,7 +7,7 @@ import { ExternalSignatureEntity } from './external-signature.entity';
 import { certificatesOf, messageDigestOf, type CmsParts } from './pdf/cms';
 import { SigningEngine } from './pdf/engine';
 import { certificateInfo } from './pki/certificates';
-import { partySignatureSpec, type PartySignatureJob } from './party-job';
+import { attachmentsOf, partySignatureSpec, type PartySignatureJob } from './party-job';
 
 const OUTSIDE_PLACEHOLDER_BYTES = 32_768;
 
@@ -44,7 +44,8 @@ export class ExternalSigning {
 
   /** The party's document prepared for its Aadhaar or DSC signature (`job.method`), stored. */
   async prepare(job: PartySignatureJob): Promise<PreparedOutside> {
-    const { stamp, field } = partySignatureSpec(job, this.clock.now());
+    const attachments = await attachmentsOf(job, (key) => this.storage.get(key));
+    const { stamp, field } = partySignatureSpec(job, this.clock.now(), attachments);
     const prepared = await this.engine.prepareParty(await this.storage.get(job.baseFileKey), stamp, {
       ...field,
       // An ESP's or a token's CMS carries chains we do not choose.

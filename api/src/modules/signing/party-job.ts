@@ -28,8 +28,21 @@ export interface PartySignatureJob {
   appearance: { image: Uint8Array | null; typed: { italic: boolean } | null };
   /** The party's filled fields (issue 21): drawn in this signature's revision; a date field's value is set at signing. */
   fields?: FieldDrawing[];
-  /** The party's attachments, embedded in this signature's revision. */
-  attachments?: AttachmentEmbedding[];
+  /** The party's attachments (stored documents), embedded in this signature's revision. */
+  attachments?: AttachmentSource[];
+}
+
+/** An attachment as the job names it: the stored file's key, read when the document is prepared. */
+export type AttachmentSource = Omit<AttachmentEmbedding, 'bytes'> & { key: string };
+
+/** The job's attachments with their bytes, read from storage (`read`). */
+export async function attachmentsOf(
+  job: PartySignatureJob,
+  read: (key: string) => Promise<Uint8Array>,
+): Promise<AttachmentEmbedding[]> {
+  const out: AttachmentEmbedding[] = [];
+  for (const { key, ...rest } of job.attachments ?? []) out.push({ ...rest, bytes: await read(key) });
+  return out;
 }
 
 const HOW: Record<SigningMethodCode, string> = {
@@ -39,7 +52,11 @@ const HOW: Record<SigningMethodCode, string> = {
 };
 
 /** The stamp and the signature field of a party's signature, made at `now`. */
-export function partySignatureSpec(job: PartySignatureJob, now: Date): { stamp: StampInput; field: FieldSpec } {
+export function partySignatureSpec(
+  job: PartySignatureJob,
+  now: Date,
+  attachments: AttachmentEmbedding[] = [],
+): { stamp: StampInput; field: FieldSpec } {
   const { signer } = job;
   return {
     stamp: {
@@ -50,7 +67,7 @@ export function partySignatureSpec(job: PartySignatureJob, now: Date): { stamp: 
       fields: (job.fields ?? []).map((f) =>
         f.kind === 'date' ? { ...f, value: dateSignedValue(now, job.timeZone) } : f,
       ),
-      attachments: job.attachments ?? [],
+      attachments,
     },
     field: {
       fieldName: `esign_party_${signer.order}`,

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   RequestMessages,
+  assignFieldIds,
+  checkFieldOnPage,
+  fieldListSchema,
   type TemplateAnnotation,
   type TemplateInput,
   type TemplateListQuery,
@@ -15,7 +18,10 @@ import { actorOf, type AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
 import * as lists from '../../common/rest-query';
 import { AuditService } from '../audit/audit.service';
+import { parseInput } from '../../common/validation/input';
 import { readFormFields, validateAnnotation } from '../documents/pdf/forms';
+import type { PageGeometry } from '../documents/pdf/geometry';
+import { shownPageSizes } from '../documents/pdf/placement';
 import { inspectPdf } from '../documents/pdf/inspect';
 import { LinksService } from '../secrets/links.service';
 import { DocumentStorage } from '../storage/document-storage';
@@ -36,6 +42,27 @@ const SORT_COLUMN: Record<TemplateSortField, string> = {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Templates: a PDF plus its form-field annotation (stored by key in document storage, as it can be large). */
+/**
+ * The annotation's fields for roles (issue 21, `fields`: each with its role in `signer`, Signer 1…6), checked as a
+ * request's are: the contract's schema, unique ids (f1, f2… given where left out), on a page of the template's PDF.
+ */
+function withRoleFields(
+  annotation: TemplateAnnotation,
+  json: unknown,
+  doc: { totalPages: number; geometry: PageGeometry[] },
+): TemplateAnnotation {
+  const raw = json && typeof json === 'object' && !Array.isArray(json) ? (json as { fields?: unknown }).fields : undefined;
+  if (raw === undefined || raw === null) return annotation;
+  const assigned = assignFieldIds(parseInput(fieldListSchema, raw), () => undefined);
+  if (!assigned.ok) throw new AppError('VALIDATION_FAILED', assigned.message);
+  const pages = shownPageSizes(doc.geometry);
+  for (const f of assigned.fields) {
+    const off = checkFieldOnPage(f, pages, doc.totalPages);
+    if (off) throw new AppError('VALIDATION_FAILED', off);
+  }
+  return assigned.fields.length ? { ...annotation, fields: assigned.fields } : annotation;
+}
+
 @Injectable()
 export class TemplatesService {
   constructor(
@@ -120,7 +147,7 @@ export class TemplatesService {
     const annotation =
       input.annotation === undefined
         ? await readFormFields(inspected.bytes)
-        : validateAnnotation(input.annotation, inspected.totalPages);
+        : withRoleFields(validateAnnotation(input.annotation, inspected.totalPages), input.annotation, inspected);
     const fileKey = (await this.storage.put(inspected.bytes)).key;
     const annotationKey = (await this.storage.put(Buffer.from(JSON.stringify(annotation), 'utf8'))).key;
     const now = this.clock.now();
@@ -152,7 +179,11 @@ export class TemplatesService {
     const t = await this.entity(auth.orgId, id);
     if (input.name !== undefined) t.name = input.name;
     if (input.annotation !== undefined) {
-      const annotation = validateAnnotation(input.annotation, t.totalPages);
+      const annotation = withRoleFields(
+        validateAnnotation(input.annotation, t.totalPages),
+        input.annotation,
+        await inspectPdf({ bytes: await this.storage.get(t.fileKey), filename: t.filename, mimeType: 'application/pdf' }),
+      );
       t.annotationKey = (await this.storage.put(Buffer.from(JSON.stringify(annotation), 'utf8'))).key;
       t.fieldCount = annotation.annotations.length;
     }

@@ -3,6 +3,21 @@ import type { PageGeometry, PlacedBox } from './geometry';
 import { validation } from './messages';
 import { pageIndex, toRuns, type PageView } from './pageRuns';
 
+/** Each page as a viewer shows it: width and height in points (the crop box, turned by /Rotate); null: no such page. */
+export function shownPageSizes(geometry: PageGeometry[]): (page: number) => { width: number; height: number } | null {
+  const viewOf = pageIndex(geometry);
+  return (page) => {
+    try {
+      const view = viewOf(page);
+      const [, , w, h] = view.cropBox;
+      const quarter = Math.abs(Math.round(view.rotation / 90)) % 2 === 1;
+      return quarter ? { width: h, height: w } : { width: w, height: h };
+    } catch {
+      return null;
+    }
+  };
+}
+
 /**
  * The console's signature box (spec section 5, DESIGN.md section 4) and where it lands on the real pages.
  *
