@@ -185,14 +185,18 @@ export class RecipientsController {
   }
 
   @SignerRoute({ session: true })
-  @ApiOperation({ summary: "The party's own fields beyond the signature box, their values and how many required ones are left." })
+  @ApiOperation({
+    summary: "The party's own fields beyond the signature box, their values and how many required ones are left.",
+  })
   @Get('fields/:orgId/:refId/:orderNo')
   ownFields(@Signer() signer: SignerContext) {
     return this.signerFields.view(signer);
   }
 
   @SignerRoute({ session: true })
-  @ApiOperation({ summary: "Fill the party's own fields: { values: { fieldId: value } }, all checked before any is kept." })
+  @ApiOperation({
+    summary: "Fill the party's own fields: { values: { fieldId: value } }, all checked before any is kept.",
+  })
   @Post('fields/:orgId/:refId/:orderNo')
   @HttpCode(200)
   fillFields(
@@ -204,7 +208,9 @@ export class RecipientsController {
   }
 
   @SignerRoute({ session: true })
-  @ApiOperation({ summary: 'Attach a file to an attachment field: multipart file, a PDF, PNG or JPEG of at most 5 MB.' })
+  @ApiOperation({
+    summary: 'Attach a file to an attachment field: multipart file, a PDF, PNG or JPEG of at most 5 MB.',
+  })
   @Post('fields/:orgId/:refId/:orderNo/:fieldId/attachment')
   @HttpCode(200)
   attach(

@@ -71,7 +71,9 @@ export class SignerFields {
         }
         if (!isSignerEditable(field)) {
           const message =
-            field.kind === 'date' || field.kind === 'signature' ? FieldMessages.filledBySigning : FieldMessages.notEditable;
+            field.kind === 'date' || field.kind === 'signature'
+              ? FieldMessages.filledBySigning
+              : FieldMessages.notEditable;
           throw new AppError('VALIDATION_FAILED', fill(message, { label: fieldLabel(field) }));
         }
         const checked = checkFieldValue(field, raw);
@@ -166,7 +168,12 @@ export class SignerFields {
         sha256,
         filledAt: value === null ? null : now.toISOString(),
         filledBy: value === null ? null : 'signer',
-        attachment: f.kind !== 'attachment' || value === null ? null : file ? { key: file.key, name: file.name, type: file.type, size: file.size } : f.attachment,
+        attachment:
+          f.kind !== 'attachment' || value === null
+            ? null
+            : file
+              ? { key: file.key, name: file.name, type: file.type, size: file.size }
+              : f.attachment,
       };
     });
     me.updatedAt = now;
@@ -191,7 +198,12 @@ function viewOf(me: PartyEntity, editable: boolean): SignerFieldsView {
 function attachmentName(filename: string | undefined, type: string): string {
   const ext = type === 'application/pdf' ? '.pdf' : type === 'image/png' ? '.png' : '.jpg';
   // eslint-disable-next-line no-control-regex
-  const base = (filename ?? '').split(/[\\/]/).pop()?.replace(/[\u0000-\u001f\u007f]+/g, '').trim() ?? '';
+  const base =
+    (filename ?? '')
+      .split(/[\\/]/)
+      .pop()
+      ?.replace(/[\u0000-\u001f\u007f]+/g, '')
+      .trim() ?? '';
   const name = base || `attachment${ext}`;
   return name.slice(0, FieldLimits.attachmentNameMaxLength);
 }

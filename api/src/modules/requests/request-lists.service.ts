@@ -13,7 +13,7 @@ import { containsPattern, LIKE_ESCAPE } from '../../common/rest-query';
 import { LinksService } from '../secrets/links.service';
 import { RequestCounts } from './request-counts';
 import { fieldStateOf } from './fields';
-import type { PartyEntity } from './party.entity';
+import { PartyEntity } from './party.entity';
 import { RequestEntity } from './request.entity';
 import { RequestRepository } from './request-repository';
 
@@ -139,7 +139,15 @@ export class RequestListsService {
     if (!req || req.deletedAt || !req.listedAt || req.isDraft !== drafts)
       throw new AppError('NOT_FOUND', 'Request not found.');
     const parties = await this.requests.partiesOf([refId]);
-    return this.item(req, parties.get(refId) ?? []);
+    // One request's page shows each party's fields too (issue 21); the lists leave them out (they are not shown there).
+    const fields = new Map(
+      (await this.db.manager.find(PartyEntity, { select: { id: true, fields: true }, where: { refId } })).map((p) => [
+        p.id,
+        p.fields,
+      ]),
+    );
+    const withFields = (parties.get(refId) ?? []).map((p) => Object.assign(p, { fields: fields.get(p.id) ?? null }));
+    return this.item(req, withFields);
   }
 
   async item(r: RequestEntity, parties: PartyEntity[]): Promise<RequestListItem> {

@@ -1,7 +1,8 @@
-import { formatDateTime, type FieldKind, type SignatureLevel } from '@esign/contract';
+import { FIELD_KIND_LABELS, formatDateTime, type FieldKind, type SignatureLevel } from '@esign/contract';
 import { ops, PdfString, type EmbeddedFont, type PDF, type PDFImage, type PDFPage } from '@libpdf/core';
 import { PNG } from 'pngjs';
-import { dejaVuFont } from './fonts';
+import { fontIn, type DejaVuFace } from './fonts';
+import { glyphBytes, oneLine, runsOf, widthOf } from './text-runs';
 
 export interface CertificateParty {
   order: number;
@@ -97,6 +98,8 @@ export function appendCompletionCertificate(pdf: PDF, input: CompletionCertifica
   layout.title();
   layout.documentCard();
   layout.parties();
+  layout.fields();
+  layout.attachments();
   layout.auditTrail();
   return layout.finish();
 }
@@ -126,7 +129,17 @@ interface Style {
   font: EmbeddedFont;
   size: number;
   colour: Colour;
+  /**
+   * Text people typed in any script (issue 21's field values): drawn with this DejaVu face where it has the
+   * characters, with the Noto face of an Indian script for that script's (text-runs.ts). Without it, a character the
+   * font lacks is written '?'.
+   */
+  fallback?: DejaVuFace;
 }
+
+/** The text's width in the style. */
+const measureIn = (style: Style, text: string) =>
+  style.fallback ? widthOf(runsOf(text, style.fallback), style.size) : style.font.widthOfTextAtSize(text, style.size);
 
 /** Wrapped lines of one text, ready to draw. */
 interface TextBlock {
@@ -192,7 +205,7 @@ const BREAK_AFTER = new Set(['/', '.', '-', '_', '@', ',', ';', ':', '=', '&', '
 
 /** Breaks the text into lines no wider than `width`; past `maxLines` the last line ends with an ellipsis. */
 function wrap(text: string, style: Style, width: number, maxLines: number): string[] {
-  const measure = (s: string) => style.font.widthOfTextAtSize(s, style.size);
+  const measure = (s: string) => measureIn(style, s);
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
@@ -244,14 +257,36 @@ class Sheet {
   readonly operators: Operator[] = [];
   private readonly fontNames = new Map<EmbeddedFont, string>();
 
-  constructor(readonly page: PDFPage) {}
+  constructor(
+    readonly page: PDFPage,
+    private readonly pdf: PDF,
+  ) {}
+
+  private fontName(font: EmbeddedFont): string {
+    let name = this.fontNames.get(font);
+    if (!name) {
+      name = this.page.registerFont(font);
+      this.fontNames.set(font, name);
+    }
+    return name;
+  }
 
   text(text: string, x: number, y: number, style: Style): void {
     if (!text) return;
-    let name = this.fontNames.get(style.font);
-    if (!name) {
-      name = this.page.registerFont(style.font);
-      this.fontNames.set(style.font, name);
+    if (style.fallback) {
+      // A run per font, each after the one before (the text position advances by the glyphs' widths).
+      const shown = runsOf(text, style.fallback).flatMap((run) => [
+        ops.setFont(this.fontName(fontIn(this.pdf, run.key)), style.size),
+        ops.showText(PdfString.fromBytes(glyphBytes(this.pdf, run))),
+      ]);
+      this.operators.push(
+        ops.beginText(),
+        ops.setNonStrokingRGB(...style.colour),
+        ops.setTextMatrix(1, 0, 0, 1, round(x), round(y)),
+        ...shown,
+        ops.endText(),
+      );
+      return;
     }
     // encodeTextToGids is what drawText uses: it also records the glyphs for subsetting and the ToUnicode map.
     const gids = style.font.encodeTextToGids(text);
@@ -262,7 +297,7 @@ class Sheet {
     });
     this.operators.push(
       ops.beginText(),
-      ops.setFont(name, style.size),
+      ops.setFont(this.fontName(style.font), style.size),
       ops.setNonStrokingRGB(...style.colour),
       ops.setTextMatrix(1, 0, 0, 1, round(x), round(y)),
       ops.showText(PdfString.fromBytes(bytes)),
@@ -333,8 +368,8 @@ class Layout {
     private readonly pdf: PDF,
     private readonly input: CompletionCertificateInput,
   ) {
-    this.regular = pdf.embedFont(dejaVuFont('regular'));
-    this.bold = pdf.embedFont(dejaVuFont('bold'));
+    this.regular = fontIn(pdf, 'regular');
+    this.bold = fontIn(pdf, 'bold');
     this.newPage();
   }
 
@@ -348,12 +383,12 @@ class Layout {
   }
 
   private block(text: string, style: Style, width: number, maxLines = 3): TextBlock {
-    const lines = wrap(printable(text, style.font), style, width, maxLines);
+    const lines = wrap(style.fallback ? oneLine(text) : printable(text, style.font), style, width, maxLines);
     return { lines, style, height: lines.length * lineHeight(style) };
   }
 
   private width(block: TextBlock): number {
-    return Math.max(...block.lines.map((line) => block.style.font.widthOfTextAtSize(line, block.style.size)));
+    return Math.max(...block.lines.map((line) => measureIn(block.style, line)));
   }
 
   private drawBlock(block: TextBlock, x: number, top: number): void {
@@ -363,7 +398,7 @@ class Layout {
   }
 
   private newPage(): void {
-    this.sheet = new Sheet(this.pdf.addPage({ width: PAGE_WIDTH, height: PAGE_HEIGHT }));
+    this.sheet = new Sheet(this.pdf.addPage({ width: PAGE_WIDTH, height: PAGE_HEIGHT }), this.pdf);
     this.sheets.push(this.sheet);
     this.y = CONTENT_TOP;
     this.sheet.box(0, PAGE_HEIGHT - 5, PAGE_WIDTH, 5, { fill: ACCENT });
@@ -613,6 +648,158 @@ class Layout {
     }
     const scale = THUMBNAIL_POINTS / Math.max(image.width, image.height);
     return { image, width: image.width * scale, height: image.height * scale };
+  }
+
+  /**
+   * The fields the signers filled (issue 21), per signer: label, kind, value, when it was filled and the SHA-256 of
+   * the value's text (of the file, for an attachment), each row's hash on a line of its own under it.
+   */
+  fields(): void {
+    const fields = this.input.fields ?? [];
+    if (!fields.length) return;
+    const value = (field: CertificateField): string | null => {
+      if (field.kind === 'checkbox') return field.value === 'true' ? 'Checked' : 'Not checked';
+      return field.value === null || field.value === '' ? null : field.value;
+    };
+    this.groupedTable(
+      'Fields',
+      [
+        { title: 'Field', width: 130, maxLines: 3 },
+        { title: 'Kind', width: 72, maxLines: 1 },
+        { title: 'Value', width: 183, maxLines: 4 },
+        { title: 'Filled at', width: CONTENT_WIDTH - 385, maxLines: 2 },
+      ],
+      this.bySigner(fields).map(({ caption, rows }) => ({
+        caption,
+        rows: rows.map((field) => ({
+          cells: [
+            field.label,
+            FIELD_KIND_LABELS[field.kind] ?? field.kind,
+            value(field),
+            field.filledAt ? this.time(field.filledAt) : null,
+          ],
+          sha256: field.sha256,
+        })),
+      })),
+    );
+  }
+
+  /** The files the signers attached (embedded in their revisions): name, type, size and SHA-256. */
+  attachments(): void {
+    const attached = (this.input.fields ?? []).filter((field) => field.attachment);
+    if (!attached.length) return;
+    this.groupedTable(
+      'Attachments',
+      [
+        { title: 'Field', width: 130, maxLines: 3 },
+        { title: 'File name', width: 185, maxLines: 3 },
+        { title: 'Type', width: 80, maxLines: 1 },
+        { title: 'Size', width: CONTENT_WIDTH - 395, maxLines: 1 },
+      ],
+      this.bySigner(attached).map(({ caption, rows }) => ({
+        caption,
+        rows: rows.map((field) => ({
+          cells: [
+            field.label,
+            field.attachment!.name,
+            field.attachment!.type,
+            `${field.attachment!.size.toLocaleString('en-US')} bytes`,
+          ],
+          sha256: field.sha256,
+        })),
+      })),
+    );
+  }
+
+  /** Rows grouped by signer, in signing order, each group captioned with the signer's order and name. */
+  private bySigner(fields: CertificateField[]): { caption: string; rows: CertificateField[] }[] {
+    const groups = new Map<number, CertificateField[]>();
+    for (const field of fields) groups.set(field.signer, [...(groups.get(field.signer) ?? []), field]);
+    return [...groups]
+      .sort(([a], [b]) => a - b)
+      .map(([order, rows]) => ({ caption: `Signer ${order} · ${rows[0].signerName}`, rows }));
+  }
+
+  /**
+   * A table in the audit trail's style whose rows come in captioned groups; its header repeats on every page it
+   * reaches, a group's caption never ends a page, and each row may carry a SHA-256 line under its cells. Cells are
+   * written with the Indian scripts' fonts as needed (what signers typed); a null cell is a muted dash.
+   */
+  private groupedTable(
+    title: string,
+    columns: { title: string; width: number; maxLines: number }[],
+    groups: { caption: string; rows: { cells: (string | null)[]; sha256: string | null }[] }[],
+  ): void {
+    const padding = 4;
+    const cellStyle: Style = { ...this.style('regular', 7.5), fallback: 'regular' };
+    const missingStyle = this.style('regular', 7.5, MUTED);
+    const hashStyle = this.style('regular', 7, MUTED);
+    const headerStyle = this.style('bold', 7.5, ACCENT);
+    const captionStyle: Style = { ...this.style('bold', 8), fallback: 'bold' };
+    const headerCells = columns.map((c) => this.block(c.title, headerStyle, c.width - 2 * padding, 1));
+    const headerHeight = lineHeight(headerStyle) + 8;
+    const drawHeader = () => {
+      this.sheet.box(MARGIN, this.y - headerHeight, CONTENT_WIDTH, headerHeight, { fill: ACCENT_TINT });
+      let x = MARGIN;
+      columns.forEach((column, i) => {
+        this.drawBlock(headerCells[i], x + padding, this.y - 4);
+        x += column.width;
+      });
+      this.y -= headerHeight;
+    };
+    const laidOut = groups.map((group) => {
+      const caption = this.block(group.caption, captionStyle, CONTENT_WIDTH - 2 * padding, 2);
+      const rows = group.rows.map((row) => {
+        const cells = columns.map((c, i) =>
+          this.block(
+            row.cells[i] ?? '—',
+            row.cells[i] === null ? missingStyle : cellStyle,
+            c.width - 2 * padding,
+            c.maxLines,
+          ),
+        );
+        const hash = row.sha256 ? this.block(`SHA-256 ${row.sha256}`, hashStyle, CONTENT_WIDTH - 2 * padding, 2) : null;
+        const cellsHeight = Math.max(...cells.map((cell) => cell.height));
+        return { cells, hash, cellsHeight, height: cellsHeight + (hash ? hash.height + 1 : 0) + 6 };
+      });
+      const continued = this.block(`${group.caption} (continued)`, captionStyle, CONTENT_WIDTH - 2 * padding, 1);
+      return { caption, continued, captionHeight: Math.max(caption.height, continued.height) + 6, rows };
+    });
+
+    const heading = this.heading(title);
+    const first = laidOut[0];
+    this.reserve(heading.height + 6 + headerHeight + first.captionHeight + (first.rows[0]?.height ?? 0));
+    this.drawHeading(heading);
+    drawHeader();
+    const newPage = () => {
+      this.sheet.line(MARGIN, this.y, CONTENT_WIDTH);
+      this.newPage();
+      drawHeader();
+    };
+    for (const group of laidOut) {
+      // The caption stays with the group's first row.
+      if (this.y - group.captionHeight - (group.rows[0]?.height ?? 0) < CONTENT_BOTTOM) newPage();
+      this.sheet.line(MARGIN, this.y, CONTENT_WIDTH);
+      this.drawBlock(group.caption, MARGIN + padding, this.y - 3);
+      this.y -= group.captionHeight;
+      group.rows.forEach((row, index) => {
+        if (this.y - row.height < CONTENT_BOTTOM) {
+          newPage();
+          this.drawBlock(group.continued, MARGIN + padding, this.y - 3);
+          this.y -= group.captionHeight;
+        }
+        if (index % 2 === 1) this.sheet.box(MARGIN, this.y - row.height, CONTENT_WIDTH, row.height, { fill: ZEBRA });
+        let x = MARGIN;
+        columns.forEach((column, i) => {
+          this.drawBlock(row.cells[i], x + padding, this.y - 3);
+          x += column.width;
+        });
+        if (row.hash) this.drawBlock(row.hash, MARGIN + padding, this.y - 3 - row.cellsHeight - 1);
+        this.y -= row.height;
+      });
+    }
+    this.sheet.line(MARGIN, this.y, CONTENT_WIDTH);
+    this.y -= 18;
   }
 
   auditTrail(): void {

@@ -91,7 +91,7 @@ export async function prepareExternal(
   placeholderBytes: number = DEFAULT_PLACEHOLDER_BYTES,
 ): Promise<PreparedExternal> {
   const pdf = await openForSigning(document);
-  const widget = stampParty(pdf, stamp);
+  const widget = stampParty(pdf, stamp, spec.signingTime);
   return placeSignatureField(
     pdf,
     { ...spec, widget: spec.widget === undefined ? widget : spec.widget },

@@ -52,7 +52,8 @@ export class LibPdfEngine extends SigningEngine {
 
   async prepareParty(document: Uint8Array, stamp: StampInput, field: FieldSpec): Promise<PreparedSignature> {
     const pdf = await openForSigning(document);
-    const widget = stampParty(pdf, stamp);
+    // The stamp, the party's fields and attachments: one incremental update with the signature field.
+    const widget = stampParty(pdf, stamp, field.signingTime);
     const placed = await placeSignatureField(
       pdf,
       { ...field, widget: field.widget === undefined ? widget : field.widget },

@@ -5,17 +5,19 @@ import {
   PdfDict,
   PdfName,
   PdfNumber,
-  PdfRef,
   PdfStream,
   type EmbeddedFont,
   type PdfObject,
+  type PdfRef,
   type PDFImage,
-  type PDFPage,
 } from '@libpdf/core';
 import type { PlacedBox } from '../../documents/pdf/geometry';
 import { fromRuns } from '../../documents/pdf/pageRuns';
 import { DocumentNotSignableError, type StampInput, type WidgetPlace } from './engine';
-import { dejaVuFont } from './fonts';
+import { embedAttachments } from './attachments';
+import { drawFields } from './fields-draw';
+import { fontIn } from './fonts';
+import { addForm, appendContent, ascii, boxMatrix, isolation, num, turnOf } from './page-content';
 
 /** The typed name: 24 CSS px (spec section 9) is 18 pt. */
 const TYPED_NAME_PT = (Limits.nameSignatureFontPx * 72) / 96;
@@ -25,30 +27,6 @@ const SIGNED_BY_PT = 7;
 const FRAME_PT = 0.6;
 /** Room left around a stamp inside its box. */
 const PADDING = 0.06;
-
-/** One number as a content stream writes it (no exponent, at most 4 decimals). */
-const num = (n: number): string => String(Math.round(n * 10_000) / 10_000 + 0);
-const ascii = (text: string) => new TextEncoder().encode(text);
-
-/** The quarter turn of a page, 0, 90, 180 or 270: /Rotate turns the page clockwise for display. */
-const turnOf = (page: PDFPage) => (((page.rotation ?? 0) % 360) + 360) % 360;
-
-/**
- * The matrix that puts a stamp drawn upright in its own w×h space (as the reader sees the box) onto the box in the
- * page's user space, turned counter-clockwise by the page's rotation so that it reads upright once displayed.
- */
-function boxMatrix(box: { x: number; y: number; width: number; height: number }, turn: number): number[] {
-  switch (turn) {
-    case 90:
-      return [0, 1, -1, 0, box.x + box.width, box.y];
-    case 180:
-      return [-1, 0, 0, -1, box.x + box.width, box.y + box.height];
-    case 270:
-      return [0, -1, 1, 0, box.x, box.y + box.height];
-    default:
-      return [1, 0, 0, 1, box.x, box.y];
-  }
-}
 
 /** A rectangle inside a stamp's own w×h space. */
 interface Area {
@@ -175,12 +153,10 @@ function stampBoxes(
   const pages = pdf.getPages();
   const register = (content: string, dict: Record<string, PdfObject> = {}) =>
     pdf.context.register(PdfStream.fromDict(dict, ascii(content)));
-  const open = register('q\n');
-  const close = register('\nQ\n');
   const forms = new Map<string, { ref: PdfRef; name: string }>();
   const placements = new Map<string, PdfRef>();
   // Unique among the names the pages already use: the stream object numbers are new in this document.
-  const prefix = `EsignStamp${open.objectNumber}_`;
+  const prefix = `EsignStamp${isolation(pdf).open.objectNumber}_`;
   // The signer's first box (the lowest page, then the first box listed) carries the visible signature.
   const placed: { box: PlacedBox; page: number }[] = stamp.boxes.flatMap((box) =>
     fromRuns(box.pages)
@@ -218,44 +194,11 @@ function stampBoxes(
       placements.set(placeKey, placement);
     }
     addForm(pdf, page, form.name, form.ref);
-    const own = page.dict.get('Contents');
-    const resolved = own instanceof PdfRef ? pdf.context.resolve(own) : own;
-    const existing: PdfObject[] =
-      resolved instanceof PdfArray
-        ? Array.from({ length: resolved.length }, (_, i) => resolved.at(i) as PdfObject)
-        : own
-          ? [own]
-          : [];
-    page.dict.set('Contents', new PdfArray([open, ...existing, close, placement]));
+    appendContent(pdf, page, placement);
   }
   return first
     ? { page: first.page, x: first.box.x, y: first.box.y, width: first.box.width, height: first.box.height }
     : null;
-}
-
-/**
- * Names the stamp's form XObject in the page's resources. A page without its own /Resources inherits its parent's:
- * those are copied onto the page first (PDFPage.getResources would start an empty dictionary and the page would lose
- * its fonts). A dictionary shared by several pages only gains a name the others never use.
- */
-function addForm(pdf: PDF, page: PDFPage, name: string, form: PdfRef): void {
-  const resolve = (ref: PdfRef) => pdf.context.resolve(ref);
-  let resources = page.dict.get('Resources', resolve);
-  if (!(resources instanceof PdfDict)) {
-    let node = page.dict.get('Parent', resolve);
-    let inherited: PdfDict | null = null;
-    for (let depth = 0; node instanceof PdfDict && !inherited && depth < 64; depth++) {
-      const found = node.get('Resources', resolve);
-      if (found instanceof PdfDict) inherited = found;
-      node = node.get('Parent', resolve);
-    }
-    resources = inherited ? inherited.clone() : new PdfDict();
-    page.dict.set('Resources', resources);
-  }
-  const current = (resources as PdfDict).get('XObject', resolve);
-  const xobjects = current instanceof PdfDict ? current : new PdfDict();
-  xobjects.set(name, form);
-  if (!(current instanceof PdfDict)) (resources as PdfDict).set('XObject', xobjects);
 }
 
 /** Characters the font has no glyph for would render as nothing: show them as '?' instead. */
@@ -282,17 +225,22 @@ export async function openForSigning(document: Uint8Array): Promise<PDF> {
 
 /**
  * Stamps the party's boxes: their image, or their name typed in DejaVu; in the first box, the visible signature's
- * lines in a frame. Answers that first box (the signature's widget), or null when no box is on a page.
+ * lines in a frame. Then, in the same revision, draws the party's fields and embeds their attachments (issue 21), so
+ * that the signature covers exactly what the party filled. `at` dates the attachments (the signing time). Answers
+ * the first box (the signature's widget), or null when no box is on a page.
  */
-export function stampParty(pdf: PDF, stamp: StampInput): WidgetPlace | null {
-  const font = stamp.text ? pdf.embedFont(dejaVuFont(stamp.text.italic ? 'oblique' : 'regular')) : null;
+export function stampParty(pdf: PDF, stamp: StampInput, at: Date = new Date()): WidgetPlace | null {
+  const font = stamp.text ? fontIn(pdf, stamp.text.italic ? 'oblique' : 'regular') : null;
   const name = font && stamp.text ? encodable(font, stamp.text.value) : null;
-  const linesFont = stamp.signedBy?.length ? pdf.embedFont(dejaVuFont('regular')) : null;
+  const linesFont = stamp.signedBy?.length ? fontIn(pdf, 'regular') : null;
   const signedBy =
     linesFont && stamp.signedBy
       ? { font: linesFont, lines: stamp.signedBy.map((line) => encodable(linesFont, line)) }
       : null;
-  return stampBoxes(pdf, stamp, name, font, signedBy);
+  const widget = stampBoxes(pdf, stamp, name, font, signedBy);
+  if (stamp.fields?.length) drawFields(pdf, stamp.fields);
+  if (stamp.attachments?.length) embedAttachments(pdf, stamp.attachments, at);
+  return widget;
 }
 
 /**

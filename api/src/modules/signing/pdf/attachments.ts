@@ -1,0 +1,23 @@
+import type { PDF } from '@libpdf/core';
+import type { AttachmentEmbedding } from './engine';
+
+/**
+ * Embeds the party's attachments (issue 21) as file attachments of the revision that carries their signature, each
+ * under a name of its own in the EmbeddedFiles tree ('{field id}-{file name}'; a name an earlier revision already
+ * holds, say the same field id of another party, gets ' (2)', ' (3)'… after the field id). Answers the names used, in
+ * order. Call before the signature field is placed: the signature then covers the files.
+ */
+export function embedAttachments(pdf: PDF, attachments: AttachmentEmbedding[], at: Date): string[] {
+  return attachments.map((attachment) => {
+    const file = attachment.name.replace(/[\p{Cc}/\\]+/gu, '_').trim() || 'attachment';
+    let name = `${attachment.fieldId}-${file}`;
+    for (let n = 2; pdf.hasAttachment(name); n++) name = `${attachment.fieldId} (${n})-${file}`;
+    pdf.addAttachment(name, attachment.bytes, {
+      mimeType: attachment.type,
+      description: attachment.description,
+      createdAt: at,
+      modifiedAt: at,
+    });
+    return name;
+  });
+}
