@@ -20,6 +20,10 @@ export const SIGNER_LINK_ROUTES = [
   'GET /v1/retry/:orgId/:requestId',
   'GET /v1/aadhaar_discrepancy_check/:requestId',
   'POST /v1/dscToken/:orgId/:requestId',
+  'GET /v1/fields/:orgId/:refId/:orderNo',
+  'POST /v1/fields/:orgId/:refId/:orderNo',
+  'POST /v1/fields/:orgId/:refId/:orderNo/:fieldId/attachment',
+  'DELETE /v1/fields/:orgId/:refId/:orderNo/:fieldId/attachment',
 ].sort();
 
 /**

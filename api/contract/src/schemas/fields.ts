@@ -292,3 +292,10 @@ export const fieldIdParamSchema = z
   .string()
   .refine((value) => ID.test(value), { error: FieldMessages.idInvalid, params: withCode('NOT_FOUND') })
   .meta({ description: "A field's id.", pattern: ID.source, examples: ['f1'] });
+
+/** POST /v1/fields/{orgId}/{refId}/{order}/{fieldId}/attachment: the file in the multipart part `file`, nothing else. */
+export const fieldAttachmentSchema = z
+  .object({
+    orgId: z.string().optional().meta({ description: "The link's organisation (checked, not needed)." }),
+  })
+  .meta({ examples: [{}] });

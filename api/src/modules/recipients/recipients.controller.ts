@@ -4,6 +4,7 @@ import {
   dscTokenSchema,
   esignatureSchema,
   failedSchema,
+  fieldAttachmentSchema,
   fieldIdParamSchema,
   fieldValuesBodySchema,
   initQuerySchema,
@@ -216,6 +217,11 @@ export class RecipientsController {
   attach(
     @Signer() signer: SignerContext,
     @InputParam('fieldId', fieldIdParamSchema) fieldId: string,
+    @InputBody(fieldAttachmentSchema, {
+      consumes: ['multipart/form-data'],
+      files: { file: 'The file: a PDF, PNG or JPEG of at most 5 MB (checked by its content).' },
+    })
+    _body: InputOf<typeof fieldAttachmentSchema>,
     @Req() req: Request,
   ) {
     return this.signerFields.attach(signer, fieldId, uploadedFile(req), ipOf(req));

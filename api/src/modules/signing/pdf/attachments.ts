@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PDF } from '@libpdf/core';
 import type { AttachmentEmbedding } from './engine';
 
@@ -5,10 +6,14 @@ import type { AttachmentEmbedding } from './engine';
  * Embeds the party's attachments (issue 21) as file attachments of the revision that carries their signature, each
  * under a name of its own in the EmbeddedFiles tree ('{field id}-{file name}'; a name an earlier revision already
  * holds, say the same field id of another party, gets ' (2)', ' (3)'… after the field id). Answers the names used, in
- * order. Call before the signature field is placed: the signature then covers the files.
+ * order. Refuses bytes whose SHA-256 is not the one recorded. Call before the signature field is placed: the signature then covers the files.
  */
 export function embedAttachments(pdf: PDF, attachments: AttachmentEmbedding[], at: Date): string[] {
   return attachments.map((attachment) => {
+    // The certificate lists this SHA-256: a file that no longer matches it (storage damage) is never embedded.
+    const actual = createHash('sha256').update(attachment.bytes).digest('hex');
+    if (actual !== attachment.sha256.toLowerCase())
+      throw new Error(`The attachment of field ${attachment.fieldId} does not match its recorded SHA-256.`);
     const file = attachment.name.replace(/[\p{Cc}/\\]+/gu, '_').trim() || 'attachment';
     let name = `${attachment.fieldId}-${file}`;
     for (let n = 2; pdf.hasAttachment(name); n++) name = `${attachment.fieldId} (${n})-${file}`;

@@ -294,6 +294,13 @@ describe('drawFields (issue 21): the values drawn flattened into the signer’s 
     expect(sha256(readFileSync(join(out, 'f2 (2)-cheque.png')))).toBe(sha256(other));
   });
 
+  it('refuses to embed an attachment whose bytes are not the ones recorded (the certificate lists their SHA-256)', async () => {
+    const damaged = { ...attachment('f2', 'cheque.png', CHEQUE, 'Asha Rao'), bytes: CHEQUE.subarray(1) };
+    await expect(
+      sign(readFixture('pdfs', 'normal.pdf'), { boxes: [], attachments: [damaged] }, 1, 'Asha Rao'),
+    ).rejects.toThrow('does not match its recorded SHA-256');
+  });
+
   it('touches only the pages that carry fields on a 352-page book, sharing one font dictionary', async () => {
     const original = readFixture('pdfs', 'freeculture.pdf');
     const { fields: kinds } = everyKind();

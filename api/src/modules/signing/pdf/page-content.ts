@@ -10,9 +10,6 @@ import { PdfArray, PdfDict, PdfNumber, PdfRef, PdfStream, type PDF, type PdfObje
 export const num = (n: number): string => String(Math.round(n * 10_000) / 10_000 + 0);
 export const ascii = (text: string) => new TextEncoder().encode(text);
 
-/** The quarter turn of a page, 0, 90, 180 or 270: /Rotate turns the page clockwise for display. */
-export const turnOf = (page: PDFPage) => (((page.rotation ?? 0) % 360) + 360) % 360;
-
 /**
  * The matrix that puts a stamp drawn upright in its own w×h space (as the reader sees the box) onto the box in the
  * page's user space, turned counter-clockwise by the page's rotation so that it reads upright once displayed.

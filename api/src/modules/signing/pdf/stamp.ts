@@ -17,7 +17,7 @@ import { DocumentNotSignableError, type StampInput, type WidgetPlace } from './e
 import { embedAttachments } from './attachments';
 import { drawFields } from './fields-draw';
 import { fontIn } from './fonts';
-import { addForm, appendContent, ascii, boxMatrix, isolation, num, turnOf } from './page-content';
+import { addForm, appendContent, ascii, boxMatrix, isolation, num, pageShown } from './page-content';
 
 /** The typed name: 24 CSS px (spec section 9) is 18 pt. */
 const TYPED_NAME_PT = (Limits.nameSignatureFontPx * 72) / 96;
@@ -171,7 +171,8 @@ function stampBoxes(
   for (const { box, page: pageNo } of placed) {
     const page = pages[pageNo - 1];
     const signed = signedBy !== null && first !== null && first.box === box && first.page === pageNo;
-    const turn = turnOf(page);
+    // The turn the upload's inspection saw (an inherited /Rotate too): the console placed the box on that view.
+    const turn = pageShown(pdf, page).turn;
     const [w, h] = turn === 90 || turn === 270 ? [box.height, box.width] : [box.width, box.height];
     const sizeKey = `${num(w)}x${num(h)}${signed ? ':signed' : ''}`;
     let form = forms.get(sizeKey);
