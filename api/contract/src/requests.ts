@@ -89,7 +89,9 @@ export interface PlacementInput {
   rectangle?: string;
   drag_coord?: unknown;
   /** That signer's fields (issue 21): absent leaves them, [] removes them. */
-  fields?: Array<Partial<FieldDefinition> & Pick<FieldDefinition, 'kind' | 'page'> & { box: FieldDefinition['box'] | string }>;
+  fields?: Array<
+    Partial<FieldDefinition> & Pick<FieldDefinition, 'kind' | 'page'> & { box: FieldDefinition['box'] | string }
+  >;
 }
 
 /** A party as the lists show it (spec section 3). */

@@ -1,5 +1,13 @@
 import { ArgumentsHost, Catch, HttpException, NotFoundException, type ExceptionFilter } from '@nestjs/common';
-import { API_PREFIXES, ErrorStatus, FieldMessages, Messages, StaffRoutes, type ErrorBody, type ErrorCode } from '@esign/contract';
+import {
+  API_PREFIXES,
+  ErrorStatus,
+  FieldMessages,
+  Messages,
+  StaffRoutes,
+  type ErrorBody,
+  type ErrorCode,
+} from '@esign/contract';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from './app-error';

@@ -197,13 +197,10 @@ function viewOf(me: PartyEntity, editable: boolean): SignerFieldsView {
 /** The file's name as the signer gave it (no path, control characters or overlong text), with its type's extension. */
 function attachmentName(filename: string | undefined, type: string): string {
   const ext = type === 'application/pdf' ? '.pdf' : type === 'image/png' ? '.png' : '.jpg';
-  // eslint-disable-next-line no-control-regex
-  const base =
-    (filename ?? '')
-      .split(/[\\/]/)
-      .pop()
-      ?.replace(/[\u0000-\u001f\u007f]+/g, '')
-      .trim() ?? '';
-  const name = base || `attachment${ext}`;
-  return name.slice(0, FieldLimits.attachmentNameMaxLength);
+  const last = (filename ?? '').split(/[\\/]/).pop() ?? '';
+  const base = [...last]
+    .filter((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f)
+    .join('')
+    .trim();
+  return (base || `attachment${ext}`).slice(0, FieldLimits.attachmentNameMaxLength);
 }

@@ -4,7 +4,6 @@ import {
   assignFieldIds,
   checkFieldOnPage,
   checkFieldValue,
-  countsAsRequired,
   fieldLabel,
   fieldListSchema,
   fill,

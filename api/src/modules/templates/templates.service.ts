@@ -51,7 +51,8 @@ function withRoleFields(
   json: unknown,
   doc: { totalPages: number; geometry: PageGeometry[] },
 ): TemplateAnnotation {
-  const raw = json && typeof json === 'object' && !Array.isArray(json) ? (json as { fields?: unknown }).fields : undefined;
+  const raw =
+    json && typeof json === 'object' && !Array.isArray(json) ? (json as { fields?: unknown }).fields : undefined;
   if (raw === undefined || raw === null) return annotation;
   const assigned = assignFieldIds(parseInput(fieldListSchema, raw), () => undefined);
   if (!assigned.ok) throw new AppError('VALIDATION_FAILED', assigned.message);
@@ -182,7 +183,11 @@ export class TemplatesService {
       const annotation = withRoleFields(
         validateAnnotation(input.annotation, t.totalPages),
         input.annotation,
-        await inspectPdf({ bytes: await this.storage.get(t.fileKey), filename: t.filename, mimeType: 'application/pdf' }),
+        await inspectPdf({
+          bytes: await this.storage.get(t.fileKey),
+          filename: t.filename,
+          mimeType: 'application/pdf',
+        }),
       );
       t.annotationKey = (await this.storage.put(Buffer.from(JSON.stringify(annotation), 'utf8'))).key;
       t.fieldCount = annotation.annotations.length;

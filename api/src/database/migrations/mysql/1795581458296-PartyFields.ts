@@ -5,10 +5,10 @@ export class PartyFields1795581458296 implements MigrationInterface {
   name = 'PartyFields1795581458296';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("ALTER TABLE `parties` ADD `fields` text NULL");
+    await queryRunner.query('ALTER TABLE `parties` ADD `fields` text NULL');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query("ALTER TABLE `parties` DROP COLUMN `fields`");
+    await queryRunner.query('ALTER TABLE `parties` DROP COLUMN `fields`');
   }
 }
