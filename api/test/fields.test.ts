@@ -3,12 +3,14 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIELD_PATTERNS, FieldMessages, fill, type SignerFieldsView } from '@esign/contract';
+import { FIELD_PATTERNS, FieldMessages, fill, type SignerFieldsView, type TemplateAnnotation } from '@esign/contract';
 import { PartyEntity } from '../src/modules/requests/party.entity';
 import { AuditEventEntity } from '../src/modules/audit/audit-event.entity';
+import { readFormFields } from '../src/modules/documents/pdf/forms';
+import { readFixture } from './support/fixtures';
 import { SIGNERS, uploadOk } from './support/requests';
 import { drain, fixtureJpeg, latestOtp, partyRow, signedPdf, tokensOf, verifyPdf } from './support/signing';
-import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
+import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 
@@ -373,5 +375,109 @@ describe('fields beyond the signature box (issue 21)', () => {
     });
     const row = await t.db.getRepository(PartyEntity).findOneByOrFail({ refId: up.refId, order: 2 });
     expect(row.fields?.find((f) => f.id === 'plan')?.value).toBe('Premium');
+  });
+
+  it("a template's fields for roles and its PDF's own form values, set before sending, are in the signed PDF", async () => {
+    const staff = await signIn(t, 'alice', 'alice-password');
+    const plain = await t.http
+      .post('/v1/templates')
+      .set('apikey', staff)
+      .field('template_name', 'HR form')
+      .attach('file', readFixture('pdfs', 'sample_form.pdf'), {
+        filename: 'sample_form.pdf',
+        contentType: 'application/pdf',
+      })
+      .expect(201);
+    const template = plain.body.data as { template_id: string; template_annotation: TemplateAnnotation };
+    // The console's editor: the PDF's own fields get values, and fields are placed for Signer 1 and Signer 2.
+    const annotation = {
+      ...template.template_annotation,
+      formFieldValues: { ...template.template_annotation.formFieldValues, City: 'Pune Camp', Sex: 'FEMALE', PHD: true },
+      fields: [
+        { id: 'emp', signer: 1, kind: 'text', label: 'Employee ID', page: 1, box: [300, 40, 500, 60], value: 'E-100' },
+        {
+          id: 'dept',
+          signer: 2,
+          kind: 'dropdown',
+          label: 'Department',
+          page: 1,
+          box: [300, 70, 500, 90],
+          options: ['Legal', 'Finance'],
+        },
+      ],
+    };
+    const saved = await t.http
+      .put(`/v1/templates/${template.template_id}`)
+      .set('apikey', staff)
+      .send({ template_annotation: annotation })
+      .expect(200);
+    expect(saved.body.data.template_annotation.fields).toHaveLength(2);
+    // A field off the template's page is refused.
+    const off = await t.http
+      .put(`/v1/templates/${template.template_id}`)
+      .set('apikey', staff)
+      .send({
+        template_annotation: { ...annotation, fields: [{ signer: 1, kind: 'text', page: 1, box: [300, 40, 900, 60] }] },
+      })
+      .expect(400);
+    expect(off.body.message).toMatch(/does not fit on page 1/);
+
+    // /request-initiate: the template picked, its prefilled values edited before sending.
+    const recipients = [
+      { ...SIGNERS[0], signature_type: 'e-Signature' },
+      { ...SIGNERS[1], signature_type: 'e-Signature' },
+    ];
+    const badValue = await t.http
+      .post('/v1/upload')
+      .set('apikey', key)
+      .field('data', JSON.stringify(recipients))
+      .field('orgId', 'acme')
+      .field('template_id', template.template_id)
+      .field('fieldValues', JSON.stringify({ dept: 'Sales' }));
+    expect(badValue.status).toBe(400);
+    const up = await uploadOk(t, key, 'acme', {
+      file: null as unknown as Buffer,
+      recipients,
+      otpRequired: true,
+      fields: {
+        template_id: template.template_id,
+        formFieldValues: JSON.stringify({ ZIP: '411001' }),
+        fieldValues: JSON.stringify({ emp: 'E-200' }),
+      },
+    });
+    expect(up.requests[0].fields?.map((f) => [f.id, f.value])).toEqual([['emp', 'E-200']]);
+    expect(up.requests[1].fields?.map((f) => f.id)).toEqual(['dept']);
+    await t.http
+      .post('/v1/process')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId: up.refId, order: 2, pageNo: [1], rectangle: '400,700,560,760' }] })
+      .expect(200);
+    const tokens = await tokensOf(t, key, 'acme', up.refId);
+    for (const order of [1, 2]) {
+      const s = await accept(up.refId, order, tokens[order], SIGNERS[order - 1].email);
+      if (order === 2)
+        await t.http
+          .post(`/v1/fields/${s.base}`)
+          .set(s.h)
+          .send({ values: { dept: 'Finance' } })
+          .expect(200);
+      await t.http.get(`/v1/init/acme/${s.requestId}?method=2`).set(s.h).expect(200);
+      await t.http
+        .post(`/v1/esignature/acme/${s.requestId}`)
+        .set(s.h)
+        .send({ kind: 'typed', style: 'normal' })
+        .expect(200);
+    }
+    await drain(t);
+    const pdf = await signedPdf(t, up.refId);
+    // The form's own EMPLOYEE SIGNATURE field stays an empty signature field; every signature made is valid.
+    const made = (await verifyPdf(t, pdf)).signatures.filter((s) => s.field !== 'EMPLOYEE SIGNATURE');
+    expect(made.map((s) => s.field)).toEqual(['esign_party_1', 'esign_party_2', 'esign_seal']);
+    for (const s of made) expect(s).toMatchObject({ valid: true, trusted: true });
+    const form = await readFormFields(pdf);
+    expect(form.formFieldValues).toMatchObject({ City: 'Pune Camp', Sex: 'FEMALE', PHD: true, ZIP: '411001' });
+    const words = wordsOf(pdf);
+    expect(foundInBox(words, 1, [300, 40, 500, 60], 'E-200')).toBe(true);
+    expect(foundInBox(words, 1, [300, 70, 500, 90], 'Finance')).toBe(true);
   });
 });
