@@ -30,10 +30,13 @@ const MethodChoice = ({
   request,
   busy,
   onProceed,
+  blocked = null,
 }: {
   request: SigningRequest;
   busy: boolean;
   onProceed: (choice: MethodChoiceResult) => void;
+  /** Why signing cannot start yet (required fields left, issue 21): the choice is disabled and this is shown. */
+  blocked?: string | null;
 }) => {
   const options = request.signing_methods;
   const [method, setMethod] = useState<SigningMethodCode | null>(options.length === 1 ? options[0] : null);
@@ -46,7 +49,12 @@ const MethodChoice = ({
       <p className="accepted" data-testid="accepted">
         {SignerTexts.accepted}
       </p>
-      <fieldset className="methods">
+      {blocked && (
+        <p className="notice method-blocked" role="status" data-testid="method-blocked">
+          {blocked}
+        </p>
+      )}
+      <fieldset className="methods" disabled={blocked !== null}>
         <legend id="method-title">{SignerTexts.selectMethod}</legend>
         {options.map((code) => (
           <label key={code} className="check">
@@ -120,12 +128,17 @@ const MethodChoice = ({
       )}
 
       <label className="check">
-        <input type="checkbox" checked={confirmed} onChange={(e) => setConfirmed(e.target.checked)} />
+        <input
+          type="checkbox"
+          checked={confirmed}
+          disabled={blocked !== null}
+          onChange={(e) => setConfirmed(e.target.checked)}
+        />
         <span>{SignerTexts.confirmDetails}</span>
       </label>
 
       <Button
-        disabled={busy || !canProceed(method, confirmed, password)}
+        disabled={busy || blocked !== null || !canProceed(method, confirmed, password)}
         onClick={() => method !== null && onProceed({ method, password })}
       >
         {SignerTexts.proceed}

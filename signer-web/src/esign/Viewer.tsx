@@ -2,6 +2,7 @@ import { SignerTexts, pagesOfRuns } from '@esign/contract';
 import type { SignerBox } from '@esign/contract';
 import type { PDFDocumentProxy, PageViewport, RenderTask } from 'pdfjs-dist';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import type { ReactNode } from 'react';
 import { fill } from '../api';
 import { Button, PleaseWait } from '../components';
 import { openPdf } from './pdf';
@@ -25,12 +26,24 @@ const onScreen = (viewport: PageViewport, box: SignerBox): ScreenBox => {
   };
 };
 
+/** The page drawn now, for what is laid over it: its number, its size as displayed (points) and the drawing's scale. */
+export interface ShownPage {
+  page: number;
+  width: number;
+  height: number;
+  scale: number;
+}
+
 export interface ViewerProps {
   url: string;
   /** This signer's boxes, outlined on their pages. */
   boxes?: SignerBox[] | null;
   /** Changed by 'Go to my signature box': the viewer turns to the first box's page and highlights it. */
   focus?: number;
+  /** Drawn over the page once it is drawn, in a layer the page's size (the signer's fields). */
+  overlay?: (shown: ShownPage) => ReactNode;
+  /** Turns to this page whenever `seq` changes (the fields step moving to a field on another page). */
+  turnTo?: { page: number; seq: number } | null;
 }
 
 /**
@@ -38,7 +51,7 @@ export interface ViewerProps {
  * and 'Page x/total', and the signer's own boxes outlined on it. This module and pdf.js load only when the document
  * is shown.
  */
-const Viewer = ({ url, boxes, focus = 0 }: ViewerProps) => {
+const Viewer = ({ url, boxes, focus = 0, overlay, turnTo }: ViewerProps) => {
   const [doc, setDoc] = useState<PDFDocumentProxy | null>(null);
   const [failed, setFailed] = useState(false);
   const [page, setPage] = useState(1);
@@ -77,7 +90,12 @@ const Viewer = ({ url, boxes, focus = 0 }: ViewerProps) => {
     void doc.getPage(page).then((p) => {
       performance.mark('esign:page');
       const element = canvas.current;
-      const width = frame.current?.clientWidth ?? 600;
+      const box = frame.current;
+      // The frame's width inside its padding: the canvas is drawn at the size it is shown, so boxes laid over it fit.
+      const padding = box
+        ? parseFloat(getComputedStyle(box).paddingLeft) + parseFloat(getComputedStyle(box).paddingRight)
+        : 0;
+      const width = box ? box.clientWidth - (padding || 0) : 600;
       if (cancelled || !element) return;
       const base = p.getViewport({ scale: 1 });
       const viewport = p.getViewport({ scale: Math.min(width, 1000) / base.width });
@@ -119,6 +137,9 @@ const Viewer = ({ url, boxes, focus = 0 }: ViewerProps) => {
     setPage(firstBoxPage);
     setHighlight(true);
   }, [focus, firstBoxPage]);
+  useEffect(() => {
+    if (turnTo) setPage(turnTo.page);
+  }, [turnTo]);
   const highlighted = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (highlight && viewport?.page === page)
@@ -170,6 +191,16 @@ const Viewer = ({ url, boxes, focus = 0 }: ViewerProps) => {
               style={{ left: box.left, top: box.top, width: box.width, height: box.height }}
             />
           ))}
+          {shown && overlay && (
+            <div className="viewer-overlay" style={{ height: Math.floor(shown.height) }}>
+              {overlay({
+                page,
+                width: shown.width / shown.scale,
+                height: shown.height / shown.scale,
+                scale: shown.scale,
+              })}
+            </div>
+          )}
         </div>
       </div>
       <a className="trouble-link" href={url} target="_blank" rel="noopener noreferrer">

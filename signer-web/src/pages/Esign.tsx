@@ -1,4 +1,5 @@
 import {
+  FieldMessages,
   Limits,
   Messages,
   RecipientMessages,
@@ -8,9 +9,9 @@ import {
   remarkSchema,
 } from '@esign/contract';
 import type { ReferenceResponse, SigningRequest, SigningStatusResponse } from '@esign/contract';
-import { Suspense, lazy, useCallback, useEffect, useRef, useState } from 'react';
+import { Suspense, lazy, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
-import { ApiError, needsOtp, referencePath, serverMessage, signToken, signerFetch } from '../api';
+import { ApiError, fill, needsOtp, referencePath, serverMessage, signToken, signerFetch } from '../api';
 import { Backdrop, Button, Dialog, PleaseWait, Shell, useToast } from '../components';
 import { anyNeeded, checkNeeds, type CheckNeeds } from '../dialogs/checks';
 import OtpDialog from '../dialogs/OtpDialog';
@@ -18,12 +19,16 @@ import type { OtpFlow, SentOtp } from '../dialogs/OtpDialog';
 import type { PadSignature } from '../dialogs/SignaturePad';
 import MethodChoice from '../esign/MethodChoice';
 import type { MethodChoiceResult } from '../esign/MethodChoice';
+import { useSignerFields } from '../fields/useSignerFields';
 import { MessagePage, RejectedPage, StatusPage } from './StatusPages';
 // Small: pdf.js itself loads (its own chunks) when the viewer is shown. Not lazy, so React does not hold the reveal.
 import Viewer from '../esign/Viewer';
 
 const SignaturePad = lazy(() => import('../dialogs/SignaturePad'));
 const Instructions = lazy(() => import('../dialogs/Instructions'));
+// The fields step (issue 21) loads only for a signer who has fields.
+const FieldsPanel = lazy(() => import('../fields/FieldsPanel'));
+const FieldOverlays = lazy(() => import('../fields/FieldOverlays'));
 
 type Loaded = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; request: SigningRequest };
 
@@ -121,6 +126,40 @@ const Esign = () => {
   const initialChecks =
     initialNeeds !== null && anyNeeded(initialNeeds) && !checksLeft && checks === null && dialog === null;
   const documentShown = verified && !initialChecks && checks === null && request?.uploadUrl !== null;
+
+  // Issue 21: once accepted (and verified where the OTP is needed) the signer fills their fields before the method.
+  const fields = useSignerFields({
+    orgId,
+    refId,
+    order,
+    active: live && verified && request.accepted,
+    reloadKey: request,
+    onNeedsOtp: () => void verifyThen(null),
+    onFailed: (message) => toast(message, 'error'),
+    onDone: () => setMethodFocus((n) => n + 1),
+  });
+  const fieldsShown = fields.shown && request !== null && request.accepted;
+  const fieldPage = fields.currentField?.page;
+  const fieldSeq = fields.current?.seq;
+  const blockedBy =
+    fields.shown && request?.accepted && fields.editable && fields.left > 0
+      ? fill(FieldMessages.requiredMissing, { count: fields.left })
+      : null;
+  // 'Next field' past the last field with nothing left: the focus goes on to the signing method, once it is usable
+  // (the last value's save may still be under way).
+  const [methodFocus, setMethodFocus] = useState(0);
+  useEffect(() => {
+    if (!methodFocus || blockedBy) return;
+    const first = document.querySelector<HTMLInputElement>('.method input:not(:disabled)');
+    if (!first) return;
+    setMethodFocus(0);
+    first.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    first.focus({ preventScroll: true });
+  }, [methodFocus, blockedBy]);
+  const turnTo = useMemo(
+    () => (fieldPage !== undefined && fieldSeq !== undefined ? { page: fieldPage, seq: fieldSeq } : null),
+    [fieldPage, fieldSeq],
+  );
 
   // A failed attempt with tries left: the failed page offers the retry (spec: other statuses go there, email flag set).
   useEffect(() => {
@@ -339,7 +378,26 @@ const Esign = () => {
                   {SignerTexts.goToMyBox}
                 </Button>
               )}
-              <Viewer url={r.uploadUrl} boxes={r.boxes} focus={focusBox} />
+              <Viewer
+                url={r.uploadUrl}
+                boxes={r.boxes}
+                focus={focusBox}
+                turnTo={fieldsShown ? turnTo : null}
+                overlay={
+                  fieldsShown
+                    ? (shown) => (
+                        <Suspense fallback={null}>
+                          <FieldOverlays state={fields} shown={shown} />
+                        </Suspense>
+                      )
+                    : undefined
+                }
+              />
+              {fieldsShown && (
+                <Suspense fallback={null}>
+                  <FieldsPanel state={fields} />
+                </Suspense>
+              )}
             </>
           )}
           {!verified && otpClosed && (
@@ -380,7 +438,7 @@ const Esign = () => {
             </div>
           )}
           {verified && r.accepted && checks === null && (
-            <MethodChoice request={r} busy={busy} onProceed={(c) => proceed(r, c)} />
+            <MethodChoice request={r} busy={busy} onProceed={(c) => proceed(r, c)} blocked={blockedBy} />
           )}
         </aside>
 

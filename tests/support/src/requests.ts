@@ -21,6 +21,8 @@ export interface RequestPlacement {
   pageNo?: number[];
   apply_all?: boolean;
   rectangle?: string;
+  /** That signer's fields beyond the signature box (issue 21), as /v1/process takes them. */
+  fields?: Array<Record<string, unknown>>;
 }
 
 export interface SendRequestOptions {
