@@ -39,6 +39,8 @@ import {
   type RecipientForm,
 } from '../initiate/form';
 import RecipientCard from '../initiate/RecipientCard';
+import TemplateValues, { NO_CHANGES, templateValuesPayload, templateValuesProblem } from '../initiate/TemplateValues';
+import type { TemplateValueChanges } from '../initiate/TemplateValues';
 import { useOrganisation } from '../organisation/OrganisationContext';
 import TemplatePicker from '../templates/TemplatePicker';
 import type { TemplateView } from '../templates/types';
@@ -77,6 +79,8 @@ const RequestInitiate = () => {
   const [pickerOpen, setPickerOpen] = useState(false);
   const [file, setFile] = useState<File | null>(null);
   const [template, setTemplate] = useState<TemplateView | null>(null);
+  // The picked template's values changed for this request (its form fields, its fields' prefilled values).
+  const [templateChanges, setTemplateChanges] = useState<TemplateValueChanges>(NO_CHANGES);
   const [draftFile, setDraftFile] = useState<{ name: string; loading: boolean; failed: boolean } | null>(null);
   const [parallel, setParallel] = useState(true);
   const [reminder, setReminder] = useState(false);
@@ -168,6 +172,11 @@ const RequestInitiate = () => {
       notify(found.message, { type: 'error' });
       return;
     }
+    const valueProblem = !file && template ? templateValuesProblem(template, templateChanges) : null;
+    if (valueProblem) {
+      notify(valueProblem, { type: 'error' });
+      return;
+    }
     const form = new FormData();
     form.set('data', JSON.stringify(recipientsPayload(recipients)));
     // Parallel signing checked sends checkOrder as the inverse of the box state (spec section 5).
@@ -180,7 +189,10 @@ const RequestInitiate = () => {
     }
     if (refId) form.set('refId', refId);
     if (file) form.set('file', file, file.name);
-    else if (template) form.set('template_id', template.template_id);
+    else if (template) {
+      form.set('template_id', template.template_id);
+      for (const [name, value] of Object.entries(templateValuesPayload(templateChanges))) form.set(name, value);
+    }
     setBusy(Messages.pleaseWait);
     try {
       storeUploadResponse(await v1<UploadResponse>('/v1/upload', { method: 'POST', body: form }));
@@ -238,6 +250,15 @@ const RequestInitiate = () => {
               <Chip icon={<PictureAsPdfIcon />} label={documentLabel} data-testid="document" color="primary" />
             )}
           </Box>
+
+          {template && !file && (
+            <TemplateValues
+              template={template}
+              changes={templateChanges}
+              disabled={busy !== null}
+              onChange={setTemplateChanges}
+            />
+          )}
 
           <Box sx={{ display: 'flex', gap: 3, flexWrap: 'wrap', alignItems: 'center' }}>
             <FormControlLabel
@@ -329,6 +350,7 @@ const RequestInitiate = () => {
         onClose={() => setPickerOpen(false)}
         onSelect={(picked: TemplateView) => {
           setPickerOpen(false);
+          if (picked.template_id !== template?.template_id) setTemplateChanges(NO_CHANGES);
           setTemplate(picked);
           setFile(null);
         }}

@@ -1,8 +1,15 @@
-import { Messages, StaffRoutes } from '@esign/contract';
+import { Limits, Messages, StaffRoutes } from '@esign/contract';
 import { Alert, Backdrop, Box, Button, Card, CardContent, CircularProgress, Divider, Typography } from '@mui/material';
 import { useState } from 'react';
+import { useNotify } from 'react-admin';
 import { Navigate } from 'react-router-dom';
 import PageHeading from '../components/PageHeading';
+import { FieldPageLayer, FieldTools } from '../fields/FieldTools';
+import { firstProblem } from '../fields/model';
+import type { PlacedField } from '../fields/model';
+import { FieldTexts } from '../fields/texts';
+import { useFieldEditor } from '../fields/useFieldEditor';
+import { usePageSizes } from '../fields/usePageSizes';
 import { usePdfDocument } from '../pdf/PdfPageView';
 import { signerColour } from '../placement/colors';
 import { fill } from '../placement/geometry';
@@ -19,6 +26,33 @@ const Placement = ({ session }: { session: PlacementSession }) => {
   const placement = usePlacement(session);
   const { current, step, signers, busy } = placement;
   const totalPages = session.totalPages;
+  const notify = useNotify();
+  const { sizeOf, ready: sizesRead } = usePageSizes(doc);
+  const documentPages = doc?.numPages ?? totalPages;
+  // Fields beside the signature boxes (issue 21): the current signer's are placed and edited here.
+  const editor = useFieldEditor({
+    fields: placement.fields,
+    update: placement.updateFields,
+    signer: current?.order ?? 0,
+    page: placement.page,
+    totalPages: sizesRead ? documentPages : 0,
+    sizeOf,
+  });
+  const indexOf = (field: PlacedField) => signers.findIndex((signer) => signer.order === field.signer);
+  const colourOf = (field: PlacedField) => signerColour(Math.max(0, indexOf(field)));
+  const ownerOf = (field: PlacedField) => signers[indexOf(field)]?.name ?? String(field.signer);
+
+  // SAVE sends no field the API would refuse: the first one is shown, with its problem, instead.
+  const save = () => {
+    const problem = firstProblem(placement.fields, sizeOf, sizesRead ? documentPages : 0);
+    if (problem) {
+      placement.showField(problem.field);
+      editor.select(problem.field.id);
+      notify(problem.message, { type: 'warning', autoHideDuration: Limits.toastMs });
+      return;
+    }
+    void placement.save();
+  };
 
   return (
     <Box sx={{ pb: 3 }}>
@@ -61,7 +95,7 @@ const Placement = ({ session }: { session: PlacementSession }) => {
               {Messages.nextButton}
             </Button>
             <Box sx={{ flex: 1 }} />
-            <Button variant="contained" disabled={busy} onClick={() => void placement.save()}>
+            <Button variant="contained" disabled={busy} onClick={save}>
               {Messages.saveButton}
             </Button>
             <Button
@@ -87,6 +121,29 @@ const Placement = ({ session }: { session: PlacementSession }) => {
             disabled={busy}
             onPage={placement.setPage}
             onMove={placement.move}
+            overlay={(shown) => (
+              <FieldPageLayer
+                editor={editor}
+                fields={placement.fields}
+                page={placement.page}
+                size={sizeOf(placement.page)}
+                shownHeight={shown.height}
+                signer={current?.order ?? 0}
+                disabled={busy}
+                colourOf={colourOf}
+                ownerOf={ownerOf}
+              />
+            )}
+            side={
+              current && (
+                <FieldTools
+                  editor={editor}
+                  heading={FieldTexts.paletteFor(current.name)}
+                  colour={signerColour(step)}
+                  disabled={busy || !placement.fieldsReady || !sizesRead}
+                />
+              )
+            }
           />
         </CardContent>
       </Card>

@@ -2,6 +2,7 @@ import { Messages } from '@esign/contract';
 import { Alert, Box, CircularProgress } from '@mui/material';
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 import { useState } from 'react';
+import type { ReactNode } from 'react';
 import { PdfPageView } from '../pdf/PdfPageView';
 import type { PageSize } from '../pdf/PdfPageView';
 import { signerColour } from './colors';
@@ -14,7 +15,8 @@ import type { SignerPlacement } from './session';
 
 /**
  * The page shown 840 CSS pixels tall (one pixel per page unit) with the boxes placed on it: the current signer's to
- * drag, the others' faded. A page wider than the screen scrolls inside its own frame.
+ * drag, the others' faded. A page wider than the screen scrolls inside its own frame. `overlay` draws more over the
+ * page (the fields, given the page's size on screen); `side` sits beside the page when both fit, else below it.
  */
 const PlacementPage = ({
   doc,
@@ -26,6 +28,8 @@ const PlacementPage = ({
   disabled,
   onPage,
   onMove,
+  overlay,
+  side,
 }: {
   doc: PDFDocumentProxy | null;
   failed: boolean;
@@ -36,49 +40,58 @@ const PlacementPage = ({
   disabled: boolean;
   onPage: (page: number) => void;
   onMove: (box: PageBox) => void;
+  overlay?: (shown: PageSize) => ReactNode;
+  side?: ReactNode;
 }) => {
   const [sizes, setSizes] = useState<Record<number, PageSize>>({});
   const shown = sizes[page];
   return (
     <Box>
       <PageNavigator page={page} total={totalPages} onPage={onPage} />
-      {/* inline-size containment: the frame takes the card's width instead of growing to the page's. */}
-      <Box sx={{ overflow: 'auto', contain: 'inline-size', p: 1 }} data-testid="pdf-frame">
-        {failed && <Alert severity="error">{Messages.documentCheckFailed}</Alert>}
-        {!doc && !failed && (
-          <Box sx={{ display: 'grid', placeItems: 'center', minHeight: 200 }}>
-            <CircularProgress />
+      {/* The side wraps below a page too wide to leave it room (the page's own width, padding included, as basis). */}
+      <Box sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'flex-start', gap: 2 }}>
+        <Box sx={{ flex: `1 1 ${Math.ceil((shown?.width ?? 560) + 16)}px`, minWidth: 0 }}>
+          {/* inline-size containment: the frame takes the card's width instead of growing to the page's. */}
+          <Box sx={{ overflow: 'auto', contain: 'inline-size', p: 1 }} data-testid="pdf-frame">
+            {failed && <Alert severity="error">{Messages.documentCheckFailed}</Alert>}
+            {!doc && !failed && (
+              <Box sx={{ display: 'grid', placeItems: 'center', minHeight: 200 }}>
+                <CircularProgress />
+              </Box>
+            )}
+            {/* auto margins centre a narrow page and fall to 0 for a wide one, which then scrolls from its left edge. */}
+            <Box sx={{ width: 'fit-content', mx: 'auto' }}>
+              {doc && (
+                <PdfPageView
+                  doc={doc}
+                  pageNumber={page}
+                  height={PAGE_UNITS}
+                  onSize={(size) => setSizes((known) => ({ ...known, [page]: size }))}
+                >
+                  {shown &&
+                    signers.map(
+                      (signer, index) =>
+                        isOnPage(signer, page) && (
+                          <SignatureBox
+                            key={signer.order}
+                            order={signer.order}
+                            box={signer.box}
+                            shown={shown}
+                            colour={signerColour(index)}
+                            label={signer.name}
+                            active={index === step && !disabled}
+                            current={index === step}
+                            onDrop={onMove}
+                          />
+                        ),
+                    )}
+                  {shown && overlay?.(shown)}
+                </PdfPageView>
+              )}
+            </Box>
           </Box>
-        )}
-        {/* auto margins centre a narrow page and fall to 0 for a wide one, which then scrolls from its left edge. */}
-        <Box sx={{ width: 'fit-content', mx: 'auto' }}>
-          {doc && (
-            <PdfPageView
-              doc={doc}
-              pageNumber={page}
-              height={PAGE_UNITS}
-              onSize={(size) => setSizes((known) => ({ ...known, [page]: size }))}
-            >
-              {shown &&
-                signers.map(
-                  (signer, index) =>
-                    isOnPage(signer, page) && (
-                      <SignatureBox
-                        key={signer.order}
-                        order={signer.order}
-                        box={signer.box}
-                        shown={shown}
-                        colour={signerColour(index)}
-                        label={signer.name}
-                        active={index === step && !disabled}
-                        current={index === step}
-                        onDrop={onMove}
-                      />
-                    ),
-                )}
-            </PdfPageView>
-          )}
         </Box>
+        {side && <Box sx={{ flex: '1 0 300px', maxWidth: 400, minWidth: 0 }}>{side}</Box>}
       </Box>
     </Box>
   );

@@ -1,5 +1,7 @@
 import { DEFAULT_RECTANGLE } from '@esign/contract';
 import type { PlacementInput, UploadedRecipient, UploadResponse } from '@esign/contract';
+import { toFieldInput } from '../fields/model';
+import type { PlacedField } from '../fields/model';
 import { allPages, parseRectangle, round2, stagedBox, toRectangle } from './geometry';
 import type { Box } from './geometry';
 
@@ -124,9 +126,15 @@ export const clearPlacementSession = (storage: Storage = localStorage): void => 
 
 /**
  * The `data` of POST /v1/save: one entry per signer. A box never dragged is the specification's default rectangle
- * ('0,790,150,840', spec section 5) with no drag_coord; a dragged one is where it was dropped.
+ * ('0,790,150,840', spec section 5) with no drag_coord; a dragged one is where it was dropped. With `fields` (every
+ * signer's), each entry carries its signer's ([] when none, which removes any saved before); without (the saved ones
+ * could not be read), entries carry none and the API keeps what it has.
  */
-export const saveEntries = (signers: SignerPlacement[], totalPages: number): PlacementInput[] =>
+export const saveEntries = (
+  signers: SignerPlacement[],
+  totalPages: number,
+  fields?: readonly PlacedField[] | null,
+): PlacementInput[] =>
   signers.map((signer) => ({
     refId: signer.refId,
     order: signer.order,
@@ -134,6 +142,9 @@ export const saveEntries = (signers: SignerPlacement[], totalPages: number): Pla
     apply_all: signer.applyAll,
     rectangle: signer.dragged ? toRectangle(signer.box) : DEFAULT_RECTANGLE,
     drag_coord: signer.dragged ? { x: round2(signer.box.x), y: round2(signer.box.y), page: signer.dragPage } : null,
+    ...(fields
+      ? { fields: fields.filter((field) => field.signer === signer.order).map((field) => toFieldInput(field)) }
+      : {}),
   }));
 
 /** Signers without a page to be signed (and without apply-all): SAVE refuses them. */

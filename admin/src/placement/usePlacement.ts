@@ -6,6 +6,8 @@ import type { NotificationType } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import { errorText, orgId, v1 } from '../api';
 import { NetworkError } from '../http';
+import { fromStored } from '../fields/model';
+import type { PlacedField } from '../fields/model';
 import { hasSession } from '../session';
 import { allPages } from './geometry';
 import type { Box } from './geometry';
@@ -22,6 +24,30 @@ async function discardUnsaved(refId: number): Promise<boolean> {
     return answer?.kept === false;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The fields saved with the draft (issue 21: GET /v1/reference, each recipient's `fields`), those of its signers only;
+ * null when they cannot be read (SAVE then leaves them as they are).
+ */
+async function savedFields(refId: number, signerOrders: number[]): Promise<PlacedField[] | null> {
+  try {
+    const answer = await v1<{ data?: Array<{ order?: unknown; fields?: unknown }> }>(
+      `/v1/reference/${encodeURIComponent(orgId())}/${refId}`,
+    );
+    const fields: PlacedField[] = [];
+    for (const party of answer?.data ?? []) {
+      const order = Number(party.order);
+      if (!signerOrders.includes(order) || !Array.isArray(party.fields)) continue;
+      for (const stored of party.fields) {
+        const field = fromStored(stored, order);
+        if (field) fields.push({ ...field, signer: order });
+      }
+    }
+    return fields;
+  } catch {
+    return null;
   }
 }
 
@@ -46,6 +72,29 @@ export function usePlacement(session: PlacementSession) {
   // Set once the draft was saved here, or the page is left by Back or a submission (which see to the draft).
   const saved = useRef(false);
   const handedOver = useRef(false);
+  // Every signer's fields (issue 21), read from the saved draft. Until the reading is over nothing can be placed (so
+  // nothing placed is lost), and a SAVE waits for it.
+  const [fields, setFields] = useState<PlacedField[]>([]);
+  const [fieldsState, setFieldsState] = useState<'reading' | 'known' | 'unknown'>('reading');
+  const fieldsRead = useRef<Promise<PlacedField[] | null> | null>(null);
+
+  // The session is read once per screen (its signers with it).
+  useEffect(() => {
+    let live = true;
+    const reading = savedFields(
+      session.refId,
+      session.signers.map((signer) => signer.order),
+    );
+    fieldsRead.current = reading;
+    void reading.then((read) => {
+      if (!live) return;
+      setFields(read ?? []);
+      setFieldsState(read ? 'known' : 'unknown');
+    });
+    return () => {
+      live = false;
+    };
+  }, [session.refId]);
 
   // Leaving the page another way (the menu, a link) before any SAVE abandons the upload: it is discarded. Not on a
   // reload (no unmount), nor towards the Initiate page (the browser's Back: it edits the same draft), nor after a
@@ -77,6 +126,11 @@ export function usePlacement(session: PlacementSession) {
 
   const current = signers[step];
 
+  const updateFields = (update: (list: PlacedField[]) => PlacedField[]) => {
+    setFields(update);
+    setRevision((value) => value + 1);
+  };
+
   return {
     signers,
     step,
@@ -85,6 +139,15 @@ export function usePlacement(session: PlacementSession) {
     busy,
     canSubmit: savedRevision === revision && !busy,
     setPage: (next: number) => setPage(Math.min(Math.max(1, next), totalPages)),
+    fields,
+    fieldsReady: fieldsState !== 'reading',
+    updateFields,
+    /** Shows a field: its signer's step and its page. */
+    showField: (field: PlacedField) => {
+      const index = signers.findIndex((signer) => signer.order === field.signer);
+      if (index >= 0) setStep(index);
+      setPage(Math.min(Math.max(1, field.page), totalPages));
+    },
     move: (box: Box) => edit(step, { box, dragPage: page, dragged: true }),
     setApplyAll: (applyAll: boolean) => edit(step, applyAll ? { applyAll, pages: allPages(totalPages) } : { applyAll }),
     setPages: (pages: number[]) => edit(step, { pages }),
@@ -111,8 +174,12 @@ export function usePlacement(session: PlacementSession) {
       const sent = revision;
       setBusy(true);
       try {
+        // The saved fields must be known before SAVE replaces them: while they are read nothing can be placed, so
+        // what is sent then is what was read; fields that could not be read are not sent (the API keeps them).
+        const sentFields =
+          fieldsState === 'reading' ? await fieldsRead.current : fieldsState === 'known' ? fields : null;
         const answer = await v1<{ message?: string }>('/v1/save', {
-          body: { orgId: orgId(), data: saveEntries(signers, totalPages) },
+          body: { orgId: orgId(), data: saveEntries(signers, totalPages, sentFields) },
         });
         if (answer?.message !== RequestMessages.saved) throw new Error('unexpected answer');
         saved.current = true;

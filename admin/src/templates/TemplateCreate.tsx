@@ -1,4 +1,5 @@
-import { Messages, RequestMessages, StaffRoutes } from '@esign/contract';
+import { Limits, Messages, RequestMessages, StaffRoutes } from '@esign/contract';
+import type { FormFieldValues } from '@esign/contract';
 import CloseIcon from '@mui/icons-material/Close';
 import NavigateBeforeIcon from '@mui/icons-material/NavigateBefore';
 import NavigateNextIcon from '@mui/icons-material/NavigateNext';
@@ -15,7 +16,9 @@ import {
   List,
   ListItem,
   ListItemText,
+  MenuItem,
   Paper,
+  Stack,
   TextField,
   Typography,
 } from '@mui/material';
@@ -26,7 +29,15 @@ import { useNotify } from 'react-admin';
 import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { errorText, v1 } from '../api';
 import PageHeading from '../components/PageHeading';
+import { FieldPageLayer, FieldTools } from '../fields/FieldTools';
+import FormFieldValueInput, { formFieldGroups } from '../fields/FormFieldValueInput';
+import { firstProblem, fromStored, toFieldInput } from '../fields/model';
+import type { PlacedField } from '../fields/model';
+import { FieldTexts } from '../fields/texts';
+import { useFieldEditor } from '../fields/useFieldEditor';
+import { usePageSizes } from '../fields/usePageSizes';
 import { PdfPageView, usePdfDocument } from '../pdf/PdfPageView';
+import { signerColour } from '../placement/colors';
 import { freshFieldName, pixelsToBbox, readFormFields, toTemplateAnnotation } from './formFields';
 import type { EditorField, PixelBox } from './formFields';
 import { checkPdfFile } from '../initiate/form';
@@ -64,10 +75,15 @@ function usePageViewport(doc: PDFDocumentProxy | null, pageNumber: number, heigh
   return shown && shown.doc === doc && shown.pageNumber === pageNumber ? shown.viewport : null;
 }
 
+/** The roles a template's fields are placed for: Signer 1…6 (role n: the n-th recipient who needs to sign). */
+const ROLES = Array.from({ length: Limits.maxRecipients }, (_, i) => i + 1);
+
 /**
  * /templates/create: choose a PDF, name the template, see its pages with their form fields (read in the browser with
- * pdf.js), draw signature fields, remove fields, and Save (POST /api/templates with the annotation built here).
- * Save and Cancel return to `?from=` when given (the Initiate page's picker), else to /templates (Cancel: back).
+ * pdf.js) and set their values, draw signature fields, remove fields, place fields for roles (Signer 1…6: issue 21),
+ * and Save (POST /api/templates with the annotation built here). With `?id=` the template is edited instead (its PDF
+ * stays; Save is PUT /api/templates/{id}). Save and Cancel return to `?from=` when given (the Initiate page's picker),
+ * else to /templates (Cancel: back).
  */
 const TemplateCreate = () => {
   const navigate = useNavigate();
@@ -75,6 +91,7 @@ const TemplateCreate = () => {
   const notify = useNotify();
   const [params] = useSearchParams();
   const from = returnPath(params.get('from'));
+  const editId = params.get('id');
 
   const [file, setFile] = useState<File | null>(null);
   const [bytes, setBytes] = useState<ArrayBuffer | null>(null);
@@ -86,17 +103,75 @@ const TemplateCreate = () => {
   const [pageNumber, setPageNumber] = useState(1);
   const [highlighted, setHighlighted] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  // The values set for the PDF's own form fields (only those set: the others keep the PDF's).
+  const [formValues, setFormValues] = useState<FormFieldValues>({});
+  // Fields placed for roles (issue 21), and the role placed for now.
+  const [roleFields, setRoleFields] = useState<PlacedField[]>([]);
+  const [role, setRole] = useState(1);
+  // Editing: the template as saved (its annotation is the editor's start, not the PDF's own reading).
+  const [editing, setEditing] = useState<TemplateView | null>(null);
 
   const { doc, error: pdfError } = usePdfDocument(bytes);
   const viewport = usePageViewport(doc, pageNumber, PAGE_HEIGHT_PX);
   const totalPages = doc?.numPages ?? 0;
+  const { sizeOf, ready: sizesRead } = usePageSizes(doc);
+  const editor = useFieldEditor({
+    fields: roleFields,
+    update: setRoleFields,
+    signer: role,
+    page: pageNumber,
+    totalPages: sizesRead ? totalPages : 0,
+    sizeOf,
+  });
+  const groups = useMemo(() => formFieldGroups(fields), [fields]);
 
-  // A newly opened document: its own form fields, from page 1.
+  // Editing a template: its name, annotation and PDF (read as bytes, as a chosen file is).
+  useEffect(() => {
+    if (!editId) return;
+    let cancelled = false;
+    v1<TemplateView>(`/api/templates/${encodeURIComponent(editId)}`)
+      .then(async (template) => {
+        const pdf = await fetch(template.template_link);
+        if (!pdf.ok) throw new Error('template PDF not read');
+        const read = await pdf.arrayBuffer();
+        if (cancelled) return;
+        setEditing(template);
+        setName(template.template_name);
+        setBytes(read);
+      })
+      .catch((error: unknown) => !cancelled && notify(errorText(error, Messages.internalError), { type: 'error' }));
+    return () => {
+      cancelled = true;
+    };
+  }, [editId, notify]);
+
+  // A newly opened document: its own form fields (or, editing, the template's), from page 1.
   useEffect(() => {
     setFields([]);
     setFieldsRead(false);
     setPageNumber(1);
+    setRoleFields([]);
+    setFormValues({});
     if (!doc) return;
+    if (editing) {
+      const annotation = editing.template_annotation;
+      setFields(
+        annotation.annotations.map((a, i) => ({
+          ...a,
+          key: `saved-${i}`,
+          drawn: a.customData.type === 'signature-field',
+        })),
+      );
+      setFormValues(annotation.formFieldValues ?? {});
+      setRoleFields(
+        (annotation.fields ?? []).flatMap((stored) => {
+          const field = fromStored(stored);
+          return field ? [field] : [];
+        }),
+      );
+      setFieldsRead(true);
+      return;
+    }
     let cancelled = false;
     readFormFields(doc).then(
       (read) => {
@@ -109,7 +184,7 @@ const TemplateCreate = () => {
     return () => {
       cancelled = true;
     };
-  }, [doc]);
+  }, [doc, editing]);
 
   // pdf.js cannot read the file: the server's check names the reason (damaged, encrypted…).
   useEffect(() => {
@@ -165,6 +240,8 @@ const TemplateCreate = () => {
     setHighlighted(null);
   };
 
+  const setFormValue = (name: string, value: string | boolean) => setFormValues((all) => ({ ...all, [name]: value }));
+
   const leave = () => {
     if (from) navigate(from);
     else if (location.key !== 'default') navigate(-1);
@@ -175,21 +252,45 @@ const TemplateCreate = () => {
     const trimmed = name.trim();
     const nameProblem = trimmed ? '' : RequestMessages.templateNameRequired;
     setNameError(nameProblem);
-    if (!file && !fileError) setFileError(RequestMessages.fileRequired);
-    if (nameProblem || !file || fileError || pdfError) return;
-    const form = new FormData();
-    form.append('file', file, file.name);
-    form.append('template_name', trimmed);
-    form.append('template_annotation', JSON.stringify(toTemplateAnnotation(fields)));
+    if (!file && !fileError && !editing) setFileError(RequestMessages.fileRequired);
+    if (nameProblem || (!file && !editing) || fileError || pdfError) return;
+    // No field the API would refuse: the first one is shown, with its problem, instead.
+    const problem = firstProblem(roleFields, sizeOf, sizesRead ? totalPages : 0);
+    if (problem) {
+      setRole(problem.field.signer);
+      setPageNumber(problem.field.page);
+      editor.select(problem.field.id);
+      notify(problem.message, { type: 'warning' });
+      return;
+    }
+    const annotation = toTemplateAnnotation(
+      fields,
+      formValues,
+      roleFields.map((field) => toFieldInput(field) as PlacedField),
+    );
     setSaving(true);
     try {
-      await v1<TemplateView>('/api/templates', { method: 'POST', body: form });
+      if (editing) {
+        await v1<TemplateView>(`/api/templates/${encodeURIComponent(editing.id)}`, {
+          method: 'PUT',
+          body: { template_name: trimmed, template_annotation: annotation },
+        });
+      } else if (file) {
+        const form = new FormData();
+        form.append('file', file, file.name);
+        form.append('template_name', trimmed);
+        form.append('template_annotation', JSON.stringify(annotation));
+        await v1<TemplateView>('/api/templates', { method: 'POST', body: form });
+      }
     } catch (error) {
       setSaving(false);
       notify(errorText(error), { type: 'error' });
       return;
     }
-    notify('ra.notification.created', { type: 'success', messageArgs: { smart_count: 1 } });
+    notify(editing ? 'ra.notification.updated' : 'ra.notification.created', {
+      type: 'success',
+      messageArgs: { smart_count: 1 },
+    });
     navigate(from ?? StaffRoutes.templates);
   };
 
@@ -202,7 +303,12 @@ const TemplateCreate = () => {
         <Box sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'flex-start', gap: 3 }}>
           <Box sx={{ minWidth: 260 }}>
             <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5 }}>
-              <Button variant="outlined" component="label" startIcon={<UploadFileIcon />} disabled={saving}>
+              <Button
+                variant="outlined"
+                component="label"
+                startIcon={<UploadFileIcon />}
+                disabled={saving || Boolean(editId)}
+              >
                 {Messages.chooseFile}
                 <input
                   hidden
@@ -213,7 +319,7 @@ const TemplateCreate = () => {
                 />
               </Button>
               <Typography data-testid="template-file-name" sx={{ wordBreak: 'break-all' }}>
-                {file?.name ?? ''}
+                {file?.name ?? editing?.filename ?? ''}
               </Typography>
             </Box>
             <Typography variant="caption" component="p" color="text.secondary" sx={{ mt: 1 }}>
@@ -291,6 +397,19 @@ const TemplateCreate = () => {
                       onDraw={draw}
                     />
                   )}
+                  {viewport && (
+                    <FieldPageLayer
+                      editor={editor}
+                      fields={roleFields}
+                      page={pageNumber}
+                      size={sizeOf(pageNumber)}
+                      shownHeight={viewport.height}
+                      signer={role}
+                      disabled={saving}
+                      colourOf={(field) => signerColour(field.signer - 1)}
+                      ownerOf={(field) => FieldTexts.roleName(field.signer)}
+                    />
+                  )}
                 </PdfPageView>
               </>
             ) : (
@@ -299,58 +418,104 @@ const TemplateCreate = () => {
               </Box>
             )}
           </Box>
-          <Paper variant="outlined" sx={{ width: 300, maxWidth: '100%', p: 2 }}>
-            <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600 }}>
-              {TemplateTexts.fieldsPanelHeading} ({fields.length})
-            </Typography>
-            <Typography variant="caption" color="text.secondary">
-              {TemplateTexts.drawHint}
-            </Typography>
-            {doc && !fieldsRead ? (
-              <Box sx={{ display: 'grid', placeItems: 'center', py: 2 }}>
-                <CircularProgress size={24} />
-              </Box>
-            ) : pageFields.length === 0 ? (
-              <Typography variant="body2" color="text.secondary" sx={{ mt: 2 }}>
-                {TemplateTexts.noFieldsOnPage}
-              </Typography>
-            ) : (
-              <List dense sx={{ maxHeight: PAGE_HEIGHT_PX - 40, overflow: 'auto' }}>
-                {pageFields.map((field) => (
-                  <ListItem
-                    key={field.key}
-                    data-testid="template-field-item"
-                    data-field-name={field.formFieldName}
-                    disableGutters
-                    onMouseEnter={() => setHighlighted(field.key)}
-                    onMouseLeave={() => setHighlighted(null)}
-                    secondaryAction={
-                      <IconButton
-                        edge="end"
-                        size="small"
-                        aria-label={`${TemplateTexts.removeField} ${field.formFieldName}`}
-                        onClick={() => remove(field.key)}
-                        disabled={saving}
-                      >
-                        <CloseIcon fontSize="small" />
-                      </IconButton>
-                    }
-                    sx={{ borderLeft: `3px solid ${FIELD_COLORS[field.customData.type]}`, pl: 1, mb: 0.5 }}
+          <Stack spacing={2} sx={{ width: 300, maxWidth: '100%' }}>
+            {doc && (
+              <FieldTools
+                editor={editor}
+                heading={FieldTexts.templateFieldsHeading}
+                colour={signerColour(role - 1)}
+                disabled={saving || !sizesRead}
+                sticky={false}
+                before={
+                  <TextField
+                    select
+                    size="small"
+                    fullWidth
+                    label={FieldTexts.role}
+                    value={role}
+                    onChange={(event) => {
+                      setRole(Number(event.target.value));
+                      editor.select(null);
+                    }}
+                    sx={{ mb: 1.5 }}
+                    slotProps={{ htmlInput: { 'data-testid': 'field-role' } }}
                   >
-                    <ListItemText
-                      primary={field.formFieldName}
-                      secondary={
-                        field.customData.option
-                          ? `${field.customData.type} · ${field.customData.option}`
-                          : field.customData.type
-                      }
-                      slotProps={{ primary: { sx: { wordBreak: 'break-word' } } }}
-                    />
-                  </ListItem>
-                ))}
-              </List>
+                    {ROLES.map((n) => (
+                      <MenuItem key={n} value={n}>
+                        {FieldTexts.roleName(n)}
+                      </MenuItem>
+                    ))}
+                  </TextField>
+                }
+              />
             )}
-          </Paper>
+            <Paper variant="outlined" sx={{ p: 2 }}>
+              <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600 }}>
+                {TemplateTexts.fieldsPanelHeading} ({fields.length})
+              </Typography>
+              <Typography variant="caption" color="text.secondary">
+                {TemplateTexts.drawHint}
+              </Typography>
+              {doc && !fieldsRead ? (
+                <Box sx={{ display: 'grid', placeItems: 'center', py: 2 }}>
+                  <CircularProgress size={24} />
+                </Box>
+              ) : pageFields.length === 0 ? (
+                <Typography variant="body2" color="text.secondary" sx={{ mt: 2 }}>
+                  {TemplateTexts.noFieldsOnPage}
+                </Typography>
+              ) : (
+                <List dense sx={{ maxHeight: PAGE_HEIGHT_PX - 40, overflow: 'auto' }}>
+                  {pageFields.map((field) => (
+                    <ListItem
+                      key={field.key}
+                      data-testid="template-field-item"
+                      data-field-name={field.formFieldName}
+                      disableGutters
+                      onMouseEnter={() => setHighlighted(field.key)}
+                      onMouseLeave={() => setHighlighted(null)}
+                      secondaryAction={
+                        <IconButton
+                          edge="end"
+                          size="small"
+                          aria-label={`${TemplateTexts.removeField} ${field.formFieldName}`}
+                          onClick={() => remove(field.key)}
+                          disabled={saving}
+                        >
+                          <CloseIcon fontSize="small" />
+                        </IconButton>
+                      }
+                      sx={{ borderLeft: `3px solid ${FIELD_COLORS[field.customData.type]}`, pl: 1, mb: 0.5 }}
+                    >
+                      <Box sx={{ flex: 1, minWidth: 0 }}>
+                        <ListItemText
+                          primary={field.formFieldName}
+                          secondary={
+                            field.customData.option
+                              ? `${field.customData.type} · ${field.customData.option}`
+                              : field.customData.type
+                          }
+                          slotProps={{ primary: { sx: { wordBreak: 'break-word' } } }}
+                        />
+                        {/* One value per form field: its input on the first of its widgets on this page. */}
+                        {pageFields.find((f) => f.formFieldName === field.formFieldName) === field &&
+                          groups.some((g) => g.name === field.formFieldName) && (
+                            <Box sx={{ mb: 0.5 }} data-testid="form-field-value" data-field-name={field.formFieldName}>
+                              <FormFieldValueInput
+                                group={groups.find((g) => g.name === field.formFieldName)!}
+                                value={formValues[field.formFieldName]}
+                                disabled={saving}
+                                onChange={(value) => setFormValue(field.formFieldName, value)}
+                              />
+                            </Box>
+                          )}
+                      </Box>
+                    </ListItem>
+                  ))}
+                </List>
+              )}
+            </Paper>
+          </Stack>
         </Box>
       </CardContent>
       <CardActions sx={{ justifyContent: 'flex-end', px: 2, pb: 2 }}>

@@ -1,5 +1,6 @@
 import { Limits, Messages, StaffRoutes } from '@esign/contract';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutline';
+import EditOutlinedIcon from '@mui/icons-material/EditOutlined';
 import {
   Alert,
   Button,
@@ -143,6 +144,17 @@ const TemplateTable = () => {
                           onClick={() => setDoomed(template)}
                         >
                           <DeleteOutlineIcon fontSize="small" />
+                        </IconButton>
+                      </Tooltip>
+                      <Tooltip title={TemplateTexts.editTemplate}>
+                        <IconButton
+                          size="small"
+                          aria-label={`${TemplateTexts.editTemplate} ${template.template_name}`}
+                          onClick={() =>
+                            navigate(`${StaffRoutes.templateCreate}?id=${encodeURIComponent(template.id)}`)
+                          }
+                        >
+                          <EditOutlinedIcon fontSize="small" />
                         </IconButton>
                       </Tooltip>
                     </TableCell>

@@ -1,4 +1,10 @@
-import type { TemplateAnnotation, TemplateFieldAnnotation, TemplateFieldType } from '@esign/contract';
+import type {
+  FieldDefinition,
+  FormFieldValues,
+  TemplateAnnotation,
+  TemplateFieldAnnotation,
+  TemplateFieldType,
+} from '@esign/contract';
 import type { PDFDocumentProxy, PageViewport } from 'pdfjs-dist';
 
 /** A field in the editor: the annotation entry plus a key that tells widgets of the same name apart. */
@@ -100,8 +106,18 @@ export function freshFieldName(fields: readonly EditorField[], nameFor: (n: numb
   return nameFor(n);
 }
 
-/** What Save sends as template_annotation: the entries without the editor's keys, and no values. */
-export function toTemplateAnnotation(fields: readonly EditorField[]): TemplateAnnotation {
+/**
+ * What Save sends as template_annotation: the entries without the editor's keys, the values set for the form fields
+ * still there (none for a signature field), and the fields placed for roles (issue 21).
+ */
+export function toTemplateAnnotation(
+  fields: readonly EditorField[],
+  values: FormFieldValues = {},
+  roleFields?: readonly FieldDefinition[],
+): TemplateAnnotation {
+  const fillable = new Set(
+    fields.filter((field) => field.customData.type !== 'signature-field').map((field) => field.formFieldName),
+  );
   return {
     annotations: fields.map(({ formFieldName, bbox, pageIndex, customData }) => ({
       formFieldName,
@@ -109,6 +125,7 @@ export function toTemplateAnnotation(fields: readonly EditorField[]): TemplateAn
       pageIndex,
       customData,
     })),
-    formFieldValues: {},
+    formFieldValues: Object.fromEntries(Object.entries(values).filter(([name]) => fillable.has(name))),
+    ...(roleFields ? { fields: [...roleFields] } : {}),
   };
 }

@@ -13,6 +13,7 @@ export const TemplateTexts = {
   drawHint: 'Drag on the page to add a signature field.',
   removeField: 'Remove field',
   deleteTemplate: 'Delete template',
+  editTemplate: 'Edit template',
   chooseFirst: 'Choose a PDF file to see its pages and form fields.',
   /** The name given to the n-th signature field drawn in the editor. */
   newSignatureField: (n: number): string => `Signature ${n}`,
