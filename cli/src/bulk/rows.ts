@@ -5,6 +5,9 @@ import {
   RequestMessages,
   SIGNATURE_TYPES,
   normaliseIndianPhone,
+  FieldMessages,
+  fill,
+  type FieldDefinition,
   type RecipientInput,
   type SignatureType,
 } from '@esign/contract';
@@ -13,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors';
+import { fieldsForRecipients, prefillOf, type PlacedField, type SpecField } from '../core/fields';
 import { recipientProblem } from '../core/recipients';
 
 /** The recipient columns: name1,email1,phone1,type1 … name6,email6,phone6,type6 (a 7th filled is refused). */
@@ -33,6 +37,18 @@ export interface BulkRow {
   /** The PDF (absolute path), or null with a template. */
   file: string | null;
   templateId: string | null;
+  /** The --field fields for this row's signers, each with its signer and the row's `field:<id>` value. */
+  fields: PlacedField[];
+  /** From a template: the row's values of the template's own fields (upload's fieldValues), by id; null for none. */
+  fieldValues: Record<string, string> | null;
+}
+
+/** What the CSV's options say: the template of every row, the --field fields, the fields of the templates used. */
+export interface BulkCsvOptions {
+  template?: string;
+  fields?: SpecField[];
+  /** Template id → its fields beyond the signature box (GET /v1/templates/{id}), for `field:<id>` columns. */
+  templateFields?: Map<string, FieldDefinition[]>;
 }
 
 export interface BulkCsv {
@@ -45,8 +61,12 @@ const fail = (message: string): never => {
   throw new CliError(message, ExitCode.usage);
 };
 
-/** Reads and checks the CSV. An unusable file (unreadable, not CSV, no data rows, missing columns) is a usage error. */
-export function readBulkCsv(path: string, options: { template?: string } = {}): BulkCsv {
+/** A `field:<id>` column: the value of the field with that id (defined with --field) for each row. */
+const FIELD_COLUMN = /^field:(.*)$/i;
+const NOT_PREFILLED: readonly string[] = ['signature', 'date', 'attachment'];
+
+/** The CSV's records (the header first); an unreadable file or one that is not CSV is a usage error. */
+function recordsOf(path: string): string[][] {
   const file = resolve(path);
   if (!existsSync(file) || !statSync(file).isFile()) fail(`Cannot read ${path}: no such file.`);
   let records: string[][];
@@ -60,6 +80,35 @@ export function readBulkCsv(path: string, options: { template?: string } = {}): 
   } catch (error) {
     return fail(`${path} is not a usable CSV: ${(error as Error).message}`);
   }
+  return records;
+}
+
+/**
+ * The templates whose fields the CSV's `field:<id>` columns may name (--template and the template column), when a
+ * column names no --field: their fields are asked of the API before the rows are read.
+ */
+export function templatesToRead(path: string, options: BulkCsvOptions): string[] {
+  const records = recordsOf(path);
+  const header = records[0] ?? [];
+  const ids = new Set((options.fields ?? []).filter((f) => f.idGiven).map((f) => f.id.toLowerCase()));
+  const named = header.some((h) => {
+    const m = FIELD_COLUMN.exec(h.trim());
+    return m && !ids.has(m[1].trim().toLowerCase());
+  });
+  if (!named) return [];
+  const at = header.findIndex((h) => h.trim().toLowerCase() === 'template');
+  const used = new Set(options.template ? [options.template] : []);
+  if (at >= 0) for (const record of records.slice(1)) if (record[at]?.trim()) used.add(record[at].trim());
+  return [...used];
+}
+
+/**
+ * Reads and checks the CSV. An unusable file (unreadable, not CSV, no data rows, missing columns, a `field:<id>`
+ * column naming no field of --field or of the templates) is a usage error.
+ */
+export function readBulkCsv(path: string, options: BulkCsvOptions = {}): BulkCsv {
+  const file = resolve(path);
+  const records = recordsOf(path);
   if (records.length === 0) fail(`${path} is empty: it needs a header row and at least one data row.`);
   const header = records[0].map((h) => h.trim().toLowerCase());
   const data = records.slice(1);
@@ -69,6 +118,7 @@ export function readBulkCsv(path: string, options: { template?: string } = {}): 
     fail(`${path} needs recipient columns name1,email1,phone1,type1 (up to 6): found ${header.join(',')}.`);
   if (col('file') < 0 && col('template') < 0 && !options.template)
     fail(`${path} needs a file column (a PDF path relative to the CSV's folder), a template column or --template.`);
+  const fieldColumns = fieldColumnsOf(path, records[0], options.fields ?? [], options.templateFields ?? new Map());
   const hasReference = col('reference') >= 0;
   const folder = dirname(file);
   const name = basename(file).slice(0, 60);
@@ -92,6 +142,8 @@ export function readBulkCsv(path: string, options: { template?: string } = {}): 
       recipients: [],
       file: null,
       templateId: null,
+      fields: [],
+      fieldValues: null,
     };
     try {
       if (reference.length > MAX_REFERENCE) throw new Error(RequestMessages.clientReferenceInvalid);
@@ -101,6 +153,8 @@ export function readBulkCsv(path: string, options: { template?: string } = {}): 
       row.recipients = recipientsOf(get, header);
       row.templateId = get('template') || options.template || null;
       if (!row.templateId) row.file = pdfOf(get('file'), folder);
+      row.fields = fieldsOf(options.fields ?? [], fieldColumns, record, row.recipients);
+      row.fieldValues = templateValuesOf(fieldColumns, record, row.templateId, options.templateFields);
     } catch (error) {
       row.error = (error as Error).message;
     }
@@ -139,6 +193,98 @@ function recipientsOf(get: (column: string) => string, header: string[]): Recipi
   if (recipients.length === 0) throw new Error(RequestMessages.noRecipients);
   if (!recipients.some((r) => !r.observer)) throw new Error(RequestMessages.noSigner);
   return recipients;
+}
+
+/** A `field:<id>` column: a --field's value, or (from a template) the value of the template's field with that id. */
+type FieldColumn = { field: SpecField; templateId?: undefined } | { field?: undefined; templateId: string };
+
+/** Which column prefills which field: the header's `field:<id>` columns (ids as --field or the template names them). */
+function fieldColumnsOf(
+  path: string,
+  header: string[],
+  fields: SpecField[],
+  templateFields: Map<string, FieldDefinition[]>,
+): Map<number, FieldColumn> {
+  const columns = new Map<number, FieldColumn>();
+  // Only ids given with --field id=… are named by columns (f1, f2… are the API's to give).
+  fields = fields.filter((f) => f.idGiven);
+  const templateIds = [...new Set([...templateFields.values()].flat().map((f) => f.id))];
+  header.forEach((h, at) => {
+    const m = FIELD_COLUMN.exec(h.trim());
+    if (!m) return;
+    const id = m[1].trim();
+    // The id as written; else the one id equal to it ignoring case (spreadsheets like to change a header's case).
+    const byId = <T>(list: T[], idOf: (item: T) => string) => {
+      const same = list.filter((item) => idOf(item).toLowerCase() === id.toLowerCase());
+      return list.find((item) => idOf(item) === id) ?? (same.length === 1 ? same[0] : undefined);
+    };
+    const field = byId(fields, (f) => f.id);
+    const templateId = field ? undefined : byId(templateIds, (t) => t);
+    if (!field && !templateId) {
+      const known = [...fields.map((f) => f.id), ...templateIds];
+      return fail(
+        `${path}: the column ${h.trim()} names no field: define it with --field id=${id || '<id>'},… ` +
+          `(${known.length ? `fields: ${known.join(', ')}` : 'no --field given'}).`,
+      );
+    }
+    const key = field?.id ?? (templateId as string);
+    if ([...columns.values()].some((c) => (c.field?.id ?? c.templateId) === key))
+      fail(`${path}: two columns prefill the field ${key}.`);
+    // signature, date and attachment fields are never prefilled: a column for one is refused whatever it holds.
+    const definitions = field ? [field] : [...templateFields.values()].flat().filter((f) => f.id === key);
+    for (const definition of definitions) {
+      const never = NOT_PREFILLED.includes(definition.kind) ? prefillOf(definition, 'x') : null;
+      if (never && !never.ok) fail(`${path}: the column ${h.trim()} cannot be used: ${never.message}`);
+    }
+    columns.set(at, field ? { field } : { templateId: key });
+  });
+  return columns;
+}
+
+/**
+ * The row's fields: each --field for its signer (checked against this row's recipients), with the row's value of its
+ * `field:<id>` column (an empty cell keeps the field's own value), checked as the API checks a prefill.
+ */
+function fieldsOf(
+  fields: SpecField[],
+  columns: Map<number, FieldColumn>,
+  record: string[],
+  recipients: RecipientInput[],
+): PlacedField[] {
+  if (!fields.length) return [];
+  const placed = fieldsForRecipients(fields, recipients);
+  if (!placed.ok) throw new Error(placed.message);
+  const values = new Map<string, string | null>();
+  for (const [at, { field }] of columns) {
+    const cell = (record[at] ?? '').trim();
+    if (!field || !cell) continue;
+    const checked = prefillOf(field, cell);
+    if (!checked.ok) throw new Error(`field:${field.id}: ${checked.message}`);
+    values.set(field.id, checked.value);
+  }
+  return [...placed.bySigner.values()]
+    .flat()
+    .map((f) => (f.id !== undefined && values.has(f.id) ? { ...f, value: values.get(f.id) ?? null } : f));
+}
+
+/** The row's values of its template's own fields (`field:<id>` columns naming them), checked as a prefill. */
+function templateValuesOf(
+  columns: Map<number, FieldColumn>,
+  record: string[],
+  templateId: string | null,
+  templateFields: Map<string, FieldDefinition[]> | undefined,
+): Record<string, string> | null {
+  const values: Record<string, string> = {};
+  for (const [at, { templateId: id }] of columns) {
+    const cell = (record[at] ?? '').trim();
+    if (!id || !cell) continue;
+    const field = templateId ? templateFields?.get(templateId)?.find((f) => f.id === id) : undefined;
+    if (!field) throw new Error(`field:${id}: ${fill(FieldMessages.unknownField, { id })}`);
+    const checked = prefillOf(field, cell);
+    if (!checked.ok) throw new Error(`field:${id}: ${checked.message}`);
+    if (checked.value !== null) values[id] = checked.value;
+  }
+  return Object.keys(values).length ? values : null;
 }
 
 function signatureTypeOf(value: string): SignatureType | null {

@@ -41,7 +41,7 @@ async function withRetry<T>(work: () => Promise<T>): Promise<T> {
 
 /**
  * One good row: upload (with its client reference) → save a default box on page 1 for each signer (as the console
- * does; a template's own boxes are kept) → process. An upload answered `duplicate` for a request already sent is
+ * does; a template's own boxes are kept), with the signer's fields → process. An upload answered `duplicate` for a request already sent is
  * "already sent"; a duplicate draft (an earlier run stopped half-way) is saved and processed.
  */
 export async function sendRow(client: ApiClient, row: BulkRow, options: SendOptions): Promise<RowResult> {
@@ -55,6 +55,8 @@ export async function sendRow(client: ApiClient, row: BulkRow, options: SendOpti
     if (options.orgId) form.set('orgId', options.orgId);
     form.set('clientReference', row.reference);
     if (row.templateId) form.set('template_id', row.templateId);
+    // The row's values of the template's own fields (field:<id> columns naming them).
+    if (row.templateId && row.fieldValues) form.set('fieldValues', JSON.stringify(row.fieldValues));
     if (pdf && row.file)
       form.set('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), basename(row.file));
     return client.request<UploadResponse>('POST', '/v1/upload', { form });
@@ -67,6 +69,12 @@ export async function sendRow(client: ApiClient, row: BulkRow, options: SendOpti
     return result;
   }
   const signers = uploaded.requests.filter((r) => !r.observer);
+  // The row's fields (--field, with its field:<id> values) by signer: only a signer given fields carries `fields`,
+  // so a template's own fields stay with the others.
+  const fieldsOf = (order: number) => {
+    const fields = row.fields.filter((f) => f.signer === order);
+    return fields.length ? { fields } : {};
+  };
   if (!row.templateId) {
     const data = signers.map((s) => ({
       refId: uploaded.refId,
@@ -74,14 +82,22 @@ export async function sendRow(client: ApiClient, row: BulkRow, options: SendOpti
       pageNo: [1],
       apply_all: false,
       rectangle: DEFAULT_RECTANGLE,
+      ...fieldsOf(s.order),
     }));
     await withRetry(() => client.request('POST', '/v1/save', { json: { data, orgId: options.orgId ?? undefined } }));
   }
   const first = signers[0] ?? uploaded.requests[0];
+  // From a template (no save: its boxes are kept), the fields go in /v1/process's entries, one per signer with fields.
+  const entries = [
+    { refId: uploaded.refId, order: first.order, ...(row.templateId ? fieldsOf(first.order) : {}) },
+    ...(row.templateId
+      ? signers
+          .filter((s) => s.order !== first.order && row.fields.some((f) => f.signer === s.order))
+          .map((s) => ({ refId: uploaded.refId, order: s.order, ...fieldsOf(s.order) }))
+      : []),
+  ];
   await withRetry(() =>
-    client.request('POST', '/v1/process', {
-      json: { data: [{ refId: uploaded.refId, order: first.order }], orgId: options.orgId ?? undefined },
-    }),
+    client.request('POST', '/v1/process', { json: { data: entries, orgId: options.orgId ?? undefined } }),
   );
   result.status = 'sent';
   return result;

@@ -1,11 +1,13 @@
+import type { FieldDefinition, TemplateView } from '@esign/contract';
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { readBulkCsv } from '../bulk/rows';
+import { readBulkCsv, templatesToRead } from '../bulk/rows';
 import { writeResults } from '../bulk/results';
 import { pool, sendRow, type RowResult } from '../bulk/send';
-import { signedInClient } from '../core/client';
+import { signedInClient, type ApiClient } from '../core/client';
 import { action, type CommandContext } from '../core/command';
 import { CliError, ExitCode } from '../core/errors';
+import { FIELD_HELP, FIELD_HELP_DETAILS, parseFieldSpecs } from '../core/fields';
 import { emit, table } from '../core/output';
 
 interface BulkOptions {
@@ -15,7 +17,10 @@ interface BulkOptions {
   results?: string;
   sequential?: boolean;
   otp?: boolean;
+  field?: string[];
 }
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 const MAX_CONCURRENCY = 16;
 
@@ -32,6 +37,25 @@ export function registerBulk(program: Command): void {
     .option('--sequential', 'signers sign one after another, in order (default: all at once)')
     .option('--otp', 'signers confirm with a one-time code (the default)')
     .option('--no-otp', 'signers do not need a one-time code')
+    .option('--field <spec>', `${FIELD_HELP} (every row gets them)`, collect)
+    .addHelpText(
+      'after',
+      [
+        '',
+        ...FIELD_HELP_DETAILS,
+        '  signer= is the recipient order within the row (its filled recipient columns, 1…).',
+        '',
+        'Prefilled per row: a column field:<id> holds the value of the field with that id (--field id=<id>,…) for',
+        "that row; an empty cell keeps the field's own value= (or leaves it empty). A column naming no --field is",
+        'refused before anything is sent; a value the field refuses (a PAN that is not a PAN, an option that is not one',
+        "of the field's) makes that row a bad row.",
+        '',
+        'Example (one personalised letter per row, the signer confirms the amount):',
+        '  reference,file,name1,email1,phone1,type1,field:amount',
+        '  L-001,letter.pdf,Asha Rao,asha@example.in,9876543210,e-Signature,"12,500"',
+        '  esign-cli bulk letters.csv --field "id=amount,kind=number,label=Amount,page=1,box=72,640,200,662"',
+      ].join('\n'),
+    )
     .action(action(program, (ctx, file: string, opts: BulkOptions) => bulk(ctx, file, opts)));
 }
 
@@ -40,7 +64,15 @@ export async function bulk(ctx: CommandContext, path: string, opts: BulkOptions)
   const concurrency = Number(opts.concurrency ?? 4);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY)
     throw new CliError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}.`, ExitCode.usage);
-  const csv = readBulkCsv(path, { template: opts.template });
+  const fields = parseFieldSpecs(opts.field ?? []);
+  // field:<id> columns naming no --field name a template's own fields: those are asked of the API first.
+  const templateFields = new Map<string, FieldDefinition[]>();
+  const templates = templatesToRead(path, { template: opts.template, fields });
+  if (templates.length) {
+    const client = signedInClient(ctx.globals, ctx.env);
+    for (const id of templates) templateFields.set(id, await templateFieldsOf(client, id));
+  }
+  const csv = readBulkCsv(path, { template: opts.template, fields, templateFields });
   const resultsFile = resolve(opts.results ?? `${csv.path}.results.csv`);
   const results = new Map<number, RowResult>();
   for (const r of csv.rows)
@@ -149,6 +181,17 @@ export async function bulk(ctx: CommandContext, path: string, opts: BulkOptions)
     },
   );
   return ok ? ExitCode.ok : ExitCode.failed;
+}
+
+/** A template's fields beyond the signature box; none for a template that does not exist (its rows fail at upload). */
+async function templateFieldsOf(client: ApiClient, id: string): Promise<FieldDefinition[]> {
+  try {
+    const res = await client.request<{ data: TemplateView }>('GET', `/v1/templates/${encodeURIComponent(id)}`);
+    return res.data?.template_annotation?.fields ?? [];
+  } catch (error) {
+    if (error instanceof CliError && (error.details.status === 404 || error.details.status === 400)) return [];
+    throw error;
+  }
 }
 
 /** A progress bar on stderr (only for a person at a terminal). */

@@ -16,6 +16,7 @@ import type { Command } from 'commander';
 import { signedInClient, type ApiClient } from '../core/client';
 import { action } from '../core/command';
 import { CliError, ExitCode } from '../core/errors';
+import { FIELD_HELP, FIELD_HELP_DETAILS, fieldsForRecipients, parseFieldSpecs } from '../core/fields';
 import { emit, table } from '../core/output';
 import { parseBox, parsePages, parseRecipients } from '../core/recipients';
 
@@ -99,6 +100,7 @@ interface SendOptions {
   page?: string;
   allPages?: boolean;
   box?: string;
+  field?: string[];
 }
 
 interface ListOptions {
@@ -138,9 +140,26 @@ export function registerRequests(program: Command): void {
     .option('--page <pages>', 'pages to sign, e.g. 1,3-5 (default: 1)')
     .option('--all-pages', 'a signature box on every page')
     .option('--box <x1,y1,x2,y2>', `signature box in PDF points (default: ${DEFAULT_RECTANGLE}, bottom-left)`)
+    .option('--field <spec>', FIELD_HELP, collect)
+    .addHelpText(
+      'after',
+      [
+        '',
+        ...FIELD_HELP_DETAILS,
+        "  Each signer's fields go with their placement (with --template they replace that signer's template fields).",
+        '',
+        'Example:',
+        '  esign-cli send lease.pdf --signer "Asha Rao,asha@example.in,9876543210,e-Signature" \\',
+        '    --field "kind=text,label=PAN,page=1,box=72,640,272,662,pattern=PAN" \\',
+        '    --field "kind=checkbox,label=I agree,page=2,box=72,100,86,114,required"',
+      ].join('\n'),
+    )
     .action(
       action(program, async (ctx, file: string | undefined, opts: SendOptions) => {
         const recipients = parseRecipients(opts.signer ?? [], opts.copy ?? []);
+        // Every field checked before anything is sent: its spec, and that its signer is one of the signers.
+        const placed = fieldsForRecipients(parseFieldSpecs(opts.field ?? []), recipients);
+        if (!placed.ok) throw new CliError(placed.message, ExitCode.usage);
         if (file && opts.template) throw new CliError('Pass a FILE or --template, not both.', ExitCode.usage);
         if (!file && !opts.template) throw new CliError(RequestMessages.fileRequired, ExitCode.usage);
         if (opts.page && opts.allPages) throw new CliError('Pass --page or --all-pages, not both.', ExitCode.usage);
@@ -186,6 +205,8 @@ export function registerRequests(program: Command): void {
             pageNo: opts.allPages ? [] : pageNo,
             apply_all: Boolean(opts.allPages),
             rectangle,
+            // Only a signer given fields: an entry without `fields` keeps a template's fields for that signer.
+            ...(placed.bySigner.has(order) ? { fields: placed.bySigner.get(order) } : {}),
           }));
         try {
           await client.request('POST', '/v1/save', { json: { orgId, data: placements } });

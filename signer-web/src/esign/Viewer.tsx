@@ -78,6 +78,9 @@ const Viewer = ({ url, boxes, focus = 0, overlay, turnTo }: ViewerProps) => {
     );
     return () => {
       live = false;
+      // A new address (the link is signed again after Accept) replaces the document: the old one is gone at once, so
+      // nothing asks it for a page after it is destroyed.
+      setDoc(null);
       if (opened) void opened.destroy();
     };
   }, [url]);
@@ -87,7 +90,14 @@ const Viewer = ({ url, boxes, focus = 0, overlay, turnTo }: ViewerProps) => {
     let task: RenderTask | null = null;
     let cancelled = false;
     setRendered(null);
-    void doc.getPage(page).then((p) => {
+    let pending: ReturnType<PDFDocumentProxy['getPage']>;
+    try {
+      pending = doc.getPage(page);
+    } catch {
+      // A document destroyed under this effect (replaced by a new address) answers nothing: its successor draws.
+      return;
+    }
+    void pending.then((p) => {
       performance.mark('esign:page');
       const element = canvas.current;
       const box = frame.current;

@@ -398,6 +398,18 @@ export class RequestDrafts {
         if (fieldInputs?.length) throw new AppError('VALIDATION_FAILED', FieldMessages.signerInvalid);
         continue;
       }
+      // An entry that carries only fields (issue 21: the CLI adding fields to a template's signer) changes the fields
+      // and leaves the signature box as it is; any other entry places the box as the specification says.
+      const placing = entry.rectangle !== undefined || entry.pageNo !== undefined || entry.apply_all !== undefined;
+      if (fieldInputs && !placing) {
+        const taken = parties.filter((p) => p !== party).flatMap((p) => (p.fields ?? []).map((f) => f.id));
+        const placed = placeFields(fieldInputs, party, req, taken, now);
+        party.fields = placed.length ? placed : null;
+        party.updatedAt = now;
+        await manager.save(PartyEntity, party);
+        saved.push(party.order);
+        continue;
+      }
       const applyAll = parseInput(APPLY_ALL, entry.apply_all);
       const rectangle = entry.rectangle === undefined || entry.rectangle === '' ? DEFAULT_RECTANGLE : entry.rectangle;
       if (typeof rectangle !== 'string') throw new AppError('VALIDATION_FAILED', 'rectangle must be text x1,y1,x2,y2.');

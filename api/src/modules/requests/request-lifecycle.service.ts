@@ -46,7 +46,8 @@ export class RequestLifecycle {
         const req = await this.repo.lockRequest(manager, auth.orgId, refId);
         if (!req.isDraft) continue;
         const hasPlacement = list.some(
-          (e) => e.rectangle !== undefined || e.pageNo !== undefined || e.apply_all !== undefined,
+          (e) =>
+            e.rectangle !== undefined || e.pageNo !== undefined || e.apply_all !== undefined || e.fields !== undefined,
         );
         if (hasPlacement) await this.drafts.applyPlacements(manager, auth, req, list);
         await this.submit(manager, auth, org, req);
