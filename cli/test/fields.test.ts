@@ -3,6 +3,7 @@
  * (cli/dist) against the built API (api/dist), no mocks: the fields arrive on the right party, and a bulk CSV's
  * field:<id> column gives each row's request its own value.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -603,4 +604,105 @@ describe('esign-cli send and bulk with --field against the built API', () => {
     expect(dry.stderr).toMatch(/row 5: --field "id=pan,.*": .*\(recipient 1 receives a copy\)/);
     expect(await total()).toBe(before);
   });
+
+  it('bulk: 100 rows prefilling a text field each; every signed document carries its own row value in its box', async () => {
+    // The level is not what this test is about: B-T (a timestamp on each signature) keeps 100 seals quick.
+    const level = await fetch(`${api.url}/api/organisations/demo`, {
+      method: 'PUT',
+      headers: { apikey: env.ESIGN_API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ signature_level: 'B-T' }),
+    });
+    expect(level.status).toBe(200);
+    const ROWS = 100;
+    const valueOf = (i: number) => `REF-${String(i + 1).padStart(4, '0')}`;
+    const lines = ['reference,file,name1,email1,phone1,type1,field:ref'];
+    for (let i = 0; i < ROWS; i++)
+      lines.push(
+        `signed-${i},doc.pdf,Signer ${i},signed${i}@example.in,97${String(i).padStart(8, '0')},e-Signature,${valueOf(i)}`,
+      );
+    const csv = join(dir, 'hundred.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const box = [72, 100, 272, 122];
+    const run = cli([
+      '--json',
+      'bulk',
+      csv,
+      '--no-otp',
+      '--field',
+      `id=ref,kind=text,label=Reference,page=1,box=${box.join(',')},required`,
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const json = JSON.parse(run.stdout) as {
+      summary: Record<string, number>;
+      rows: Array<{ row: number; refId: number }>;
+    };
+    expect(json.summary).toMatchObject({ rows: ROWS, sent: ROWS, failed: 0, badRows: 0 });
+
+    // Every signer signs (their link from the dashboard's list), four at a time.
+    const key = env.ESIGN_API_KEY;
+    const listed = (await (
+      await fetch(`${api.url}/v1/request_all/demo?limit=500`, { headers: { apikey: key } })
+    ).json()) as {
+      data: Array<{ refId: number; data: Array<{ order: number; sign_url: string | null }> }>;
+    };
+    const linkOf = new Map(listed.data.map((r) => [r.refId, r.data[0]?.sign_url]));
+    const call = async (path: string, token: string, init: { method?: string; body?: unknown } = {}) => {
+      const res = await fetch(`${api.url}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { 'x-sign-token': token, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+        body: init.body ? JSON.stringify(init.body) : undefined,
+      });
+      const body = (await res.json()) as Record<string, unknown>;
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+      return body;
+    };
+    const queue = [...json.rows];
+    const signOne = async () => {
+      for (let r = queue.shift(); r; r = queue.shift()) {
+        const link = linkOf.get(r.refId);
+        expect(link).toBeTruthy();
+        const token = new URL(link as string).searchParams.get('token') as string;
+        const base = `demo/${r.refId}/1`;
+        const ref = (await call(`/v1/reference/${base}`, token)) as { request: { requestId: string } };
+        await call(`/v1/signer_details/${base}`, token, { method: 'POST', body: { status: 'signing' } });
+        await call(`/v1/init/demo/${ref.request.requestId}?method=2`, token);
+        await call(`/v1/esignature/demo/${ref.request.requestId}`, token, {
+          method: 'POST',
+          body: { kind: 'typed', style: 'normal' },
+        });
+      }
+    };
+    await Promise.all([signOne(), signOne(), signOne(), signOne()]);
+
+    // The seal job completes them all; each signed document has its own row's value inside the field's box.
+    const deadline = Date.now() + 150_000;
+    let done: Array<{ refId: number; request_status: string; data: Array<{ downloadUrl?: string }> }> = [];
+    while (Date.now() < deadline) {
+      const all = (await (
+        await fetch(`${api.url}/v1/request_all/demo?limit=500`, { headers: { apikey: key } })
+      ).json()) as {
+        data: typeof done;
+      };
+      done = all.data.filter((r) => json.rows.some((row) => row.refId === r.refId));
+      if (done.every((r) => r.request_status === 'completed')) break;
+      await new Promise((wait) => setTimeout(wait, 1000));
+    }
+    expect(done.filter((r) => r.request_status === 'completed')).toHaveLength(ROWS);
+    for (const r of json.rows) {
+      const item = done.find((d) => d.refId === r.refId);
+      const signed = Buffer.from(await (await fetch(item?.data[0]?.downloadUrl as string)).arrayBuffer());
+      const html = execFileSync('pdftotext', ['-bbox', '-f', '1', '-l', '1', '-', '-'], { input: signed }).toString();
+      const inBox = [
+        ...html.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)<\/word>/g),
+      ]
+        .filter((m) => {
+          const cx = (Number(m[1]) + Number(m[3])) / 2;
+          const cy = (Number(m[2]) + Number(m[4])) / 2;
+          return cx >= box[0] && cx <= box[2] && cy >= box[1] && cy <= box[3];
+        })
+        .map((m) => m[5]);
+      expect([r.row, inBox]).toEqual([r.row, [valueOf(r.row - 2)]]);
+    }
+  }, 400_000);
 });
