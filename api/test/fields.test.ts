@@ -480,4 +480,56 @@ describe('fields beyond the signature box (issue 21)', () => {
     expect(foundInBox(words, 1, [300, 40, 500, 60], 'E-200')).toBe(true);
     expect(foundInBox(words, 1, [300, 70, 500, 90], 'Finance')).toBe(true);
   });
+
+  it("fancy_fields.pdf as a template: its dropdown and text values set before sending are the signed PDF's", async () => {
+    const staff = await signIn(t, 'alice', 'alice-password');
+    const created = await t.http
+      .post('/v1/templates')
+      .set('apikey', staff)
+      .field('template_name', 'Fancy')
+      .attach('file', readFixture('pdfs', 'fancy_fields.pdf'), {
+        filename: 'fancy_fields.pdf',
+        contentType: 'application/pdf',
+      })
+      .expect(201);
+    const template = created.body.data as { template_id: string; template_annotation: TemplateAnnotation };
+    const gundam = 'Choose A Gundam 🤖';
+    expect(template.template_annotation.annotations.find((a) => a.formFieldName === gundam)?.customData).toEqual({
+      type: 'dropdown-field',
+      options: ['Exia', 'Kyrios', 'Virtue', 'Dynames'],
+    });
+    const wrong = await t.http
+      .post('/v1/upload')
+      .set('apikey', key)
+      .field('data', JSON.stringify([{ ...SIGNERS[0], signature_type: 'e-Signature' }]))
+      .field('orgId', 'acme')
+      .field('template_id', template.template_id)
+      .field('formFieldValues', JSON.stringify({ [gundam]: 'Zaku' }));
+    expect(wrong.status).toBe(400);
+    const up = await uploadOk(t, key, 'acme', {
+      file: null as unknown as Buffer,
+      recipients: [{ ...SIGNERS[0], signature_type: 'e-Signature' }],
+      otpRequired: true,
+      fields: {
+        template_id: template.template_id,
+        formFieldValues: JSON.stringify({ [gundam]: 'Exia', 'First Name 🚀': 'Asha' }),
+      },
+    });
+    await t.http
+      .post('/v1/process')
+      .set('apikey', key)
+      .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1, pageNo: [1], rectangle: '400,700,560,760' }] })
+      .expect(200);
+    const s = await accept(up.refId, 1, (await tokensOf(t, key, 'acme', up.refId))[1], SIGNERS[0].email);
+    await t.http.get(`/v1/init/acme/${s.requestId}?method=2`).set(s.h).expect(200);
+    await t.http
+      .post(`/v1/esignature/acme/${s.requestId}`)
+      .set(s.h)
+      .send({ kind: 'typed', style: 'normal' })
+      .expect(200);
+    await drain(t);
+    const pdf = await signedPdf(t, up.refId);
+    for (const sig of (await verifyPdf(t, pdf)).signatures) expect(sig).toMatchObject({ valid: true, trusted: true });
+    expect((await readFormFields(pdf)).formFieldValues).toMatchObject({ [gundam]: 'Exia', 'First Name 🚀': 'Asha' });
+  });
 });

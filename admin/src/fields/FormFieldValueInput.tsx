@@ -17,6 +17,8 @@ export function formFieldGroups(annotations: readonly TemplateFieldAnnotation[])
     const group = groups.get(a.formFieldName) ?? { name: a.formFieldName, type: a.customData.type, options: [] };
     if (a.customData.option !== undefined && !group.options.includes(a.customData.option))
       group.options.push(a.customData.option);
+    // A dropdown (issue 21) lists its options on each widget.
+    for (const option of a.customData.options ?? []) if (!group.options.includes(option)) group.options.push(option);
     groups.set(a.formFieldName, group);
   }
   return [...groups.values()];
@@ -24,7 +26,7 @@ export function formFieldGroups(annotations: readonly TemplateFieldAnnotation[])
 
 /**
  * A value for a PDF's form field, as the API fills it (a template's formFieldValues, an upload's): text for a text
- * field, checked or not for a checkbox, one of a radio group's options ('' none). `value` undefined: not set.
+ * field, checked or not for a checkbox, one of a radio group's or a dropdown's options ('' none). `value` undefined: not set.
  */
 const FormFieldValueInput = ({
   group,
@@ -54,7 +56,7 @@ const FormFieldValueInput = ({
         slotProps={{ typography: { variant: 'body2' } }}
       />
     );
-  if (group.type === 'radiobutton-field')
+  if (group.type === 'radiobutton-field' || group.type === 'dropdown-field')
     return (
       <TextField
         select

@@ -14,6 +14,7 @@ export const FIELD_COLORS: Record<TemplateFieldType, string> = {
   'checkbox-field': '#2E7D32',
   'radiobutton-field': '#E65100',
   'signature-field': purple,
+  'dropdown-field': '#00838F',
 };
 
 /** Smallest rectangle (CSS pixels, each side) a drag must cover to become a field; less is a click. */

@@ -32,11 +32,13 @@ interface WidgetData {
   radioButton?: unknown;
   pushButton?: unknown;
   buttonValue?: unknown;
+  combo?: unknown;
+  options?: unknown;
 }
 
 const round = (value: number): number => Math.round(value * 1000) / 1000 + 0;
 
-/** The template type of a widget: Tx text, Btn checkbox or radio (push buttons are left out), Sig signature. */
+/** The template type of a widget: Tx text, Btn checkbox or radio (push buttons are left out), Sig signature, Ch combo dropdown. */
 function typeOf(widget: WidgetData): TemplateFieldType | undefined {
   if (widget.fieldType === 'Tx') return 'text-field';
   if (widget.fieldType === 'Sig') return 'signature-field';
@@ -44,6 +46,8 @@ function typeOf(widget: WidgetData): TemplateFieldType | undefined {
     if (widget.checkBox) return 'checkbox-field';
     if (widget.radioButton) return 'radiobutton-field';
   }
+  // A choice field shown as a combo box is a dropdown (issue 21); list boxes are left out, as the server does.
+  if (widget.fieldType === 'Ch' && widget.combo === true) return 'dropdown-field';
   return undefined;
 }
 
@@ -72,6 +76,10 @@ export async function readFormFields(doc: PDFDocumentProxy): Promise<EditorField
       const customData: EditorField['customData'] = { type };
       if (type === 'radiobutton-field' && typeof widget.buttonValue === 'string')
         customData.option = widget.buttonValue;
+      if (type === 'dropdown-field' && Array.isArray(widget.options))
+        customData.options = (widget.options as { exportValue?: unknown }[])
+          .map((o) => o.exportValue)
+          .filter((v): v is string => typeof v === 'string');
       fields.push({
         key: `pdf-${pageIndex}-${i}`,
         formFieldName: widget.fieldName,

@@ -4,7 +4,13 @@
  * current values.
  */
 import type { FieldDefinition } from './fields';
-export const TEMPLATE_FIELD_TYPES = ['text-field', 'checkbox-field', 'radiobutton-field', 'signature-field'] as const;
+export const TEMPLATE_FIELD_TYPES = [
+  'text-field',
+  'checkbox-field',
+  'radiobutton-field',
+  'signature-field',
+  'dropdown-field',
+] as const;
 export type TemplateFieldType = (typeof TEMPLATE_FIELD_TYPES)[number];
 
 export interface TemplateFieldAnnotation {
@@ -16,8 +22,11 @@ export interface TemplateFieldAnnotation {
   bbox: [number, number, number, number];
   /** 0-based page index. */
   pageIndex: number;
-  /** `option`: for a radio button, the value the group takes when this button is selected. */
-  customData: { type: TemplateFieldType; option?: string };
+  /**
+   * `option`: for a radio button, the value the group takes when this button is selected; `options`: for a dropdown
+   * (an AcroForm combo box, issue 21), the values it offers.
+   */
+  customData: { type: TemplateFieldType; option?: string; options?: string[] };
 }
 
 /** Values by field name: text for text fields, the selected option for radio groups ('' none), checked for checkboxes. */

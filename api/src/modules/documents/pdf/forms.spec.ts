@@ -49,6 +49,7 @@ function qpdfWidgets(name: string): Widget[] {
         fieldtype: string;
         ischeckbox: boolean;
         isradiobutton: boolean;
+        fieldflags: number;
         pageposfrom1: number;
         annotation: { object: string };
       }[];
@@ -66,7 +67,10 @@ function qpdfWidgets(name: string): Widget[] {
             ? 'checkbox-field'
             : field.isradiobutton
               ? 'radiobutton-field'
-              : undefined;
+              : // A choice field with the Combo flag (bit 18) is a dropdown; a list box is left out.
+                field.fieldtype === '/Ch' && (field.fieldflags & (1 << 17)) !== 0
+                ? 'dropdown-field'
+                : undefined;
     if (!type) continue;
     const [x1, y1, x2, y2] = json.objects[field.annotation.object]['/Rect'] as number[];
     const bbox = [Math.min(x1, x2), Math.min(y1, y2), Math.abs(x2 - x1), Math.abs(y2 - y1)];
@@ -230,6 +234,26 @@ describe('fillFormFields', () => {
     expect(needAppearances?.value.toString()).toBe('true');
   });
 
+  it('fancy_fields.pdf: reads the dropdown with its options and fills it with one of them (issue 21)', async () => {
+    const name = 'Choose A Gundam 🤖';
+    const form = await readFormFields(readFixture('pdfs', 'fancy_fields.pdf'));
+    expect(entriesNamed(form, name).map((e) => e.customData)[0]).toEqual({
+      type: 'dropdown-field',
+      options: ['Exia', 'Kyrios', 'Virtue', 'Dynames'],
+    });
+    expect(form.formFieldValues[name]).toBe('Dynames');
+    const filled = await fillFormFields(readFixture('pdfs', 'fancy_fields.pdf'), { [name]: 'Exia' });
+    expect((await readFormFields(filled)).formFieldValues[name]).toBe('Exia');
+    const error = await rejection(fillFormFields(readFixture('pdfs', 'fancy_fields.pdf'), { [name]: 'Zaku' }));
+    expect(error.status).toBe(400);
+    expect(error.message).toBe(
+      `The form field "${name}" cannot take this value: it takes one of "Exia", "Kyrios", "Virtue", "Dynames".`,
+    );
+    expect(() => validateAnnotation({ annotations: form.annotations, formFieldValues: { [name]: 'Zaku' } }, 1)).toThrow(
+      `the dropdown "${name}" has no option "Zaku"`,
+    );
+  });
+
   it('clears a radio group with an empty value', async () => {
     const filled = await fillFormFields(readFixture('pdfs', 'fancy_fields.pdf'), { 'Historical Figures 🐺': '' });
     expect((await readFormFields(filled)).formFieldValues['Historical Figures 🐺']).toBe('');
@@ -374,7 +398,7 @@ describe('validateAnnotation', () => {
     [
       'unknown type',
       (a) => ((a.annotations[3].customData.type = 'dropdown'), a),
-      'annotations[3].customData.type must be one of text-field, checkbox-field, radiobutton-field, signature-field',
+      'annotations[3].customData.type must be one of text-field, checkbox-field, radiobutton-field, signature-field, dropdown-field',
     ],
     [
       'two types for one name',

@@ -17,6 +17,7 @@ import {
   type CheckboxField,
   type FormField,
   type PDF,
+  type DropdownField,
   type RadioField,
   type TextField,
 } from '@libpdf/core';
@@ -28,8 +29,8 @@ import { pageIndex } from './pageRuns';
 
 /**
  * AcroForm fields of templates: read them into the spec's `template_annotation`, fill them, and check annotation JSON
- * the console sends. Field kinds outside the spec's four types (push buttons, dropdowns, list boxes) are left out of
- * the annotation and cannot be filled through it.
+ * the console sends. Beside the spec's four types, dropdowns (combo boxes) are read and filled (issue 21); push buttons
+ * and list boxes are left out of the annotation and cannot be filled through it.
  */
 
 const MAX_ANNOTATIONS = 10_000;
@@ -41,12 +42,14 @@ type WidgetAnnotation = ReturnType<FormField['getWidgets']>[number];
 const isText = (field: FormField): field is TextField => field.type === 'text';
 const isCheckbox = (field: FormField): field is CheckboxField => field.type === 'checkbox';
 const isRadio = (field: FormField): field is RadioField => field.type === 'radio';
+const isDropdown = (field: FormField): field is DropdownField => field.type === 'dropdown';
 
 function kindOf(field: FormField): TemplateFieldType | undefined {
   if (field.type === 'text') return 'text-field';
   if (field.type === 'checkbox') return 'checkbox-field';
   if (field.type === 'radio') return 'radiobutton-field';
   if (field.type === 'signature') return 'signature-field';
+  if (field.type === 'dropdown') return 'dropdown-field';
   return undefined;
 }
 
@@ -98,11 +101,13 @@ async function readFields(bytes: Uint8Array): Promise<TemplateAnnotation> {
       ];
       const customData: TemplateFieldAnnotation['customData'] = { type };
       if (type === 'radiobutton-field' && options.length === widgets.length) customData.option = options[i];
+      if (isDropdown(field)) customData.options = safely(() => field.getOptions().map((o) => o.value), []);
       annotations.push({ formFieldName: name, bbox, pageIndex: page, customData });
     });
     if (isText(field)) values.push([name, safely(() => field.getValue(), '')]);
     else if (isCheckbox(field)) values.push([name, safely(() => isChecked(field), false)]);
     else if (isRadio(field)) values.push([name, safely(() => radioSelected(doc, field) ?? '', '')]);
+    else if (isDropdown(field)) values.push([name, safely(() => field.getValue(), '')]);
   }
   return { annotations, formFieldValues: Object.fromEntries(values) };
 }
@@ -251,6 +256,25 @@ async function fillFields(bytes: Uint8Array, values: FormFieldValues): Promise<B
         const exports = exportValues(doc, field);
         setButton(field, (exports && onValues(field)[exports.indexOf(value)]) || value);
       }
+    } else if (isDropdown(field)) {
+      if (typeof value !== 'string') throw invalid(name, 'it is a dropdown and takes one of its options');
+      const options = field.getOptions().map((o) => o.value);
+      if (value !== '' && !field.isEditable && !options.includes(value))
+        throw invalid(name, `it takes one of ${options.map((o) => `"${o}"`).join(', ')}`);
+      let drawn = false;
+      if (helveticaCanDraw(value)) {
+        try {
+          field.setValue(value); // and draws its appearance
+          drawn = true;
+        } catch {
+          // Stored as it is, below.
+        }
+      }
+      if (!drawn) {
+        field.acroField().set('V', PdfString.fromString(value));
+        for (const widget of field.getWidgets()) widget.dict.delete('AP');
+        needAppearances = true;
+      }
     } else {
       throw invalid(name, `it is a ${kindOf(field) ?? 'button or choice field'} and cannot be filled here`);
     }
@@ -368,6 +392,13 @@ export function validateAnnotation(json: unknown, totalPages: number): TemplateA
       pageIndex: index,
       customData: { type },
     };
+    if (customData.options !== undefined) {
+      const list = customData.options;
+      if (type !== 'dropdown-field' || !Array.isArray(list) || !list.every((o) => typeof o === 'string'))
+        throw fail(`${at}.customData.options is for dropdowns and must be a list of texts`);
+      entry.customData.options = [...list];
+      optionsOf.set(name, new Set(list));
+    }
     if (customData.option !== undefined) {
       if (type !== 'radiobutton-field' || typeof customData.option !== 'string')
         throw fail(`${at}.customData.option is for radio buttons and must be a text`);
@@ -389,6 +420,8 @@ export function validateAnnotation(json: unknown, totalPages: number): TemplateA
     const options = optionsOf.get(name);
     if (type === 'radiobutton-field' && value !== '' && options && !options.has(value as string))
       throw fail(`the radio group "${name}" has no option "${String(value)}"`);
+    if (type === 'dropdown-field' && value !== '' && options && !options.has(value as string))
+      throw fail(`the dropdown "${name}" has no option "${String(value)}"`);
     checked.push([name, value as string | boolean]);
   }
   return { annotations, formFieldValues: Object.fromEntries(checked) };
