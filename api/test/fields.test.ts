@@ -90,6 +90,27 @@ describe('fields beyond the signature box (issue 21)', () => {
   });
   afterAll(() => t.close());
 
+  /** A template of a fixture, its own form fields read (POST /v1/templates as staff). */
+  async function createTemplate(fixture: string, name: string) {
+    const res = await t.http
+      .post('/v1/templates')
+      .set('apikey', await signIn(t, 'alice', 'alice-password'))
+      .field('template_name', name)
+      .attach('file', readFixture('pdfs', fixture), { filename: fixture, contentType: 'application/pdf' })
+      .expect(201);
+    return res.body.data as { template_id: string; template_annotation: TemplateAnnotation };
+  }
+
+  /** The signer's e-signature, typed, once their fields are filled (the seal job runs it on drain). */
+  async function signTyped(s: { h: Record<string, string>; requestId: string }) {
+    await t.http.get(`/v1/init/acme/${s.requestId}?method=2`).set(s.h).expect(200);
+    await t.http
+      .post(`/v1/esignature/acme/${s.requestId}`)
+      .set(s.h)
+      .send({ kind: 'typed', style: 'normal' })
+      .expect(200);
+  }
+
   /** A signer through OTP, opened and accepted; answers the headers their later calls carry. */
   async function accept(refId: number, order: number, token: string, email: string) {
     const h: Record<string, string> = { 'x-sign-token': token };
@@ -379,16 +400,7 @@ describe('fields beyond the signature box (issue 21)', () => {
 
   it("a template's fields for roles and its PDF's own form values, set before sending, are in the signed PDF", async () => {
     const staff = await signIn(t, 'alice', 'alice-password');
-    const plain = await t.http
-      .post('/v1/templates')
-      .set('apikey', staff)
-      .field('template_name', 'HR form')
-      .attach('file', readFixture('pdfs', 'sample_form.pdf'), {
-        filename: 'sample_form.pdf',
-        contentType: 'application/pdf',
-      })
-      .expect(201);
-    const template = plain.body.data as { template_id: string; template_annotation: TemplateAnnotation };
+    const template = await createTemplate('sample_form.pdf', 'HR form');
     // The console's editor: the PDF's own fields get values, and fields are placed for Signer 1 and Signer 2.
     const annotation = {
       ...template.template_annotation,
@@ -461,12 +473,7 @@ describe('fields beyond the signature box (issue 21)', () => {
           .set(s.h)
           .send({ values: { dept: 'Finance' } })
           .expect(200);
-      await t.http.get(`/v1/init/acme/${s.requestId}?method=2`).set(s.h).expect(200);
-      await t.http
-        .post(`/v1/esignature/acme/${s.requestId}`)
-        .set(s.h)
-        .send({ kind: 'typed', style: 'normal' })
-        .expect(200);
+      await signTyped(s);
     }
     await drain(t);
     const pdf = await signedPdf(t, up.refId);
@@ -482,17 +489,7 @@ describe('fields beyond the signature box (issue 21)', () => {
   });
 
   it("fancy_fields.pdf as a template: its dropdown and text values set before sending are the signed PDF's", async () => {
-    const staff = await signIn(t, 'alice', 'alice-password');
-    const created = await t.http
-      .post('/v1/templates')
-      .set('apikey', staff)
-      .field('template_name', 'Fancy')
-      .attach('file', readFixture('pdfs', 'fancy_fields.pdf'), {
-        filename: 'fancy_fields.pdf',
-        contentType: 'application/pdf',
-      })
-      .expect(201);
-    const template = created.body.data as { template_id: string; template_annotation: TemplateAnnotation };
+    const template = await createTemplate('fancy_fields.pdf', 'Fancy');
     const gundam = 'Choose A Gundam 🤖';
     expect(template.template_annotation.annotations.find((a) => a.formFieldName === gundam)?.customData).toEqual({
       type: 'dropdown-field',
@@ -521,12 +518,7 @@ describe('fields beyond the signature box (issue 21)', () => {
       .send({ orgId: 'acme', data: [{ refId: up.refId, order: 1, pageNo: [1], rectangle: '400,700,560,760' }] })
       .expect(200);
     const s = await accept(up.refId, 1, (await tokensOf(t, key, 'acme', up.refId))[1], SIGNERS[0].email);
-    await t.http.get(`/v1/init/acme/${s.requestId}?method=2`).set(s.h).expect(200);
-    await t.http
-      .post(`/v1/esignature/acme/${s.requestId}`)
-      .set(s.h)
-      .send({ kind: 'typed', style: 'normal' })
-      .expect(200);
+    await signTyped(s);
     await drain(t);
     const pdf = await signedPdf(t, up.refId);
     for (const sig of (await verifyPdf(t, pdf)).signatures) expect(sig).toMatchObject({ valid: true, trusted: true });

@@ -229,21 +229,7 @@ async function fillFields(bytes: Uint8Array, values: FormFieldValues): Promise<B
       const max = lookup(doc, field.acroField().get('MaxLen'));
       if (max instanceof PdfNumber && value.length > max.value)
         throw invalid(name, `it takes at most ${max.value} characters`);
-      let drawn = false;
-      if (helveticaCanDraw(value)) {
-        try {
-          field.setValue(value); // and draws its appearance
-          drawn = true;
-        } catch {
-          // The field's layout cannot draw it (or it is marked read-only): stored as it is, below.
-        }
-      }
-      if (!drawn) {
-        // Let the viewer draw it.
-        field.acroField().set('V', PdfString.fromString(value));
-        for (const widget of field.getWidgets()) widget.dict.delete('AP');
-        needAppearances = true;
-      }
+      if (!setDrawn(field, value)) needAppearances = true;
     } else if (isCheckbox(field)) {
       if (typeof value !== 'boolean') throw invalid(name, 'it is a checkbox and takes true or false');
       setButton(field, value ? (field.getWidgets()[0]?.getOnValue() ?? 'Yes') : 'Off');
@@ -261,20 +247,7 @@ async function fillFields(bytes: Uint8Array, values: FormFieldValues): Promise<B
       const options = field.getOptions().map((o) => o.value);
       if (value !== '' && !field.isEditable && !options.includes(value))
         throw invalid(name, `it takes one of ${options.map((o) => `"${o}"`).join(', ')}`);
-      let drawn = false;
-      if (helveticaCanDraw(value)) {
-        try {
-          field.setValue(value); // and draws its appearance
-          drawn = true;
-        } catch {
-          // Stored as it is, below.
-        }
-      }
-      if (!drawn) {
-        field.acroField().set('V', PdfString.fromString(value));
-        for (const widget of field.getWidgets()) widget.dict.delete('AP');
-        needAppearances = true;
-      }
+      if (!setDrawn(field, value)) needAppearances = true;
     } else {
       throw invalid(name, `it is a ${kindOf(field) ?? 'button or choice field'} and cannot be filled here`);
     }
@@ -285,6 +258,25 @@ async function fillFields(bytes: Uint8Array, values: FormFieldValues): Promise<B
   // The whole file written anew (as the signatures to come expect a document that reads as written).
   doc.getCatalog().set('Type', PdfName.of('Catalog'));
   return Buffer.from(await doc.save({ useXRefStream: false }));
+}
+
+/**
+ * A text or dropdown value set and drawn into the field's appearance (with the font its /DA names, Helvetica in
+ * practice). Text Helvetica cannot draw (e.g. Devanagari), or a layout that cannot draw it (or a read-only field), is
+ * stored as it is with the appearance removed: false, and the viewer is asked to draw it (/NeedAppearances).
+ */
+function setDrawn(field: TextField | DropdownField, value: string): boolean {
+  if (helveticaCanDraw(value)) {
+    try {
+      field.setValue(value); // and draws its appearance
+      return true;
+    } catch {
+      // Stored as it is, below.
+    }
+  }
+  field.acroField().set('V', PdfString.fromString(value));
+  for (const widget of field.getWidgets()) widget.dict.delete('AP');
+  return false;
 }
 
 /**
