@@ -1,3 +1,4 @@
+import type { UserRole } from './administration';
 import type { OrgMode, SignatureLevel } from './status';
 
 /** GET /consumers/{username}/key-auth: a fresh session key (the Kong key-auth shape the console reads). */
@@ -32,6 +33,8 @@ export interface WhoAmIResponse {
   username: string | null;
   /** The name of an organisation API key; null for a session key. */
   keyName: string | null;
+  /** What the caller may do (issue 22): a session key has its user's role; an organisation API key acts as admin. */
+  role?: UserRole;
 }
 
 /** Every error the API answers has this body. `code` is the HTTP status; `error` the domain code. */
@@ -73,6 +76,11 @@ export interface OrganisationSettings {
   /** The PAdES level every signature of the organisation's documents reaches (default B-LTA). */
   signature_level: SignatureLevel;
   has_logo: boolean;
+  /**
+   * The reminder /request-initiate starts with (issue 22): 12, 24 or 48 hours, or null for none ('Set Reminder'
+   * unticked, as the specification's form starts).
+   */
+  reminder_default_hours?: 12 | 24 | 48 | null;
 }
 
 /** Long-lived organisation API key (the plain key is shown once, at creation). */

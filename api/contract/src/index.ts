@@ -14,4 +14,6 @@ export * from './dates';
 export * from './brand';
 export * from './recipient-list';
 export * from './fields';
+export * from './administration';
+export * from './languages';
 export * from './schemas';

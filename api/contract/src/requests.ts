@@ -3,6 +3,7 @@
  * specification's style. The console, the CLI and the API all import these.
  */
 import type { FieldDefinition, FieldState } from './fields';
+import type { RecipientLanguage } from './languages';
 import type { PartyStatus, RequestStatus, SignatureType, SigningMethodCode } from './status';
 
 export const RequestMessages = {
@@ -44,6 +45,8 @@ export interface RecipientInput {
   observer?: boolean | string;
   recipient_type?: string;
   signature_type?: SignatureType | string | null;
+  /** The recipient's language (issue 22): their e-mails, SMS and signing page; absent is English. */
+  language?: RecipientLanguage;
 }
 
 /** Upload result per recipient (spec section 3), plus the keys /v1/save needs back. */
@@ -117,6 +120,8 @@ export interface PartyView {
   remark?: string | null;
   /** The party's fields beyond the signature box and their values (issue 21); only on a party that has some. */
   fields?: FieldState[];
+  /** The recipient's language as the sender set it (issue 22); null when not set (English messages). */
+  language?: RecipientLanguage | null;
 }
 
 /** A request list item (spec section 3). */

@@ -5,6 +5,7 @@ export const WEBHOOK_EVENTS = [
   'request.rejected',
   'request.expired',
   'request.deleted',
+  'request.cancelled',
   'party.invited',
   'party.reminded',
   'party.opened',
@@ -45,11 +46,17 @@ export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 /** GET /api/webhooks/{id}/deliveries: one event sent (or being retried) to the webhook. */
 export interface WebhookDelivery {
   id: number;
+  /** The webhook it went to (issue 22: the `deliveries` resource filters by it). */
+  webhook_id?: string;
   event: string;
   status: WebhookDeliveryStatus;
   attempts: number;
   responseStatus: number | null;
   error: string | null;
+  /** The start of the receiver's last answer, at most DELIVERY_EXCERPT_BYTES; null before any answer. */
+  response_excerpt?: string | null;
+  /** The delivery this one sends again (a redelivery); null for an event's own delivery. */
+  redelivery_of?: number | null;
   createdAt: string;
   deliveredAt: string | null;
 }

@@ -11,3 +11,4 @@ export * from './recipient-list';
 export * from './dev-outbox';
 export * from './lists';
 export * from './fields';
+export * from './administration';
