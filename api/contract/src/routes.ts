@@ -18,6 +18,8 @@ export const StaffRoutes = {
   outbox: '/outbox',
   // Not in the specification's table either: the organisation's settings (identity checks for signers).
   settings: '/settings',
+  // Issue 22: where an invitation's or a password reset's link lands (`?token=`), a public page like /sign-in.
+  setPassword: '/set-password',
 } as const;
 
 /** Console routes served by admin/ (public ones included: /sign-in, /not-found, /list). */
