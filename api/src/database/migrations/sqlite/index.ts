@@ -20,4 +20,25 @@ import { ApiKeysOrgKindIndex1795564441024 } from './1795564441024-ApiKeysOrgKind
 import { PartyFields1795581458296 } from './1795581458296-PartyFields';
 import { Administration1795814374440 } from './1795814374440-Administration';
 
-export const SQLITE_MIGRATIONS = [Init1795318066055, Requests1795332686535, Signing1795375481026, EsignTransactions1795390009432, DscAgentSessions1795391435165, FaceLiveness1795397051173, ClientReference1795401397417, JobInterruptions1795418643334, OrgTimeZoneTutorial1795550518226, SignerSessions1795550808030, RequestsListedAt1795551057423, UserEmail1795551100444, RecipientListLogins1795551249504, SignatureEvidence1795558504401, PkiRegistry1795558851653, EvidenceIndexes1795561614529, OneOtpService1795564359701, ApiKeysOrgKindIndex1795564441024, PartyFields1795581458296, Administration1795814374440];
+export const SQLITE_MIGRATIONS = [
+  Init1795318066055,
+  Requests1795332686535,
+  Signing1795375481026,
+  EsignTransactions1795390009432,
+  DscAgentSessions1795391435165,
+  FaceLiveness1795397051173,
+  ClientReference1795401397417,
+  JobInterruptions1795418643334,
+  OrgTimeZoneTutorial1795550518226,
+  SignerSessions1795550808030,
+  RequestsListedAt1795551057423,
+  UserEmail1795551100444,
+  RecipientListLogins1795551249504,
+  SignatureEvidence1795558504401,
+  PkiRegistry1795558851653,
+  EvidenceIndexes1795561614529,
+  OneOtpService1795564359701,
+  ApiKeysOrgKindIndex1795564441024,
+  PartyFields1795581458296,
+  Administration1795814374440,
+];
