@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { AdminMessages, PASSWORD_LINK_HOURS, StaffRoutes } from '@esign/contract';
-import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
+import { OutboxMessageEntity, type MessageKind } from '../src/modules/notifications/outbox-message.entity';
 import { inviteAndSignIn, latestPasswordToken } from './support/admin';
 import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
@@ -21,7 +21,7 @@ describe('staff users and their set-password links', () => {
   const setPassword = (token: string, password: string) =>
     t.http.post('/consumers/password').send({ token, password });
   const whoami = (key: string) => t.http.get('/api/whoami').set('apikey', key);
-  const outbox = (to: string, kind: string) =>
+  const outbox = (to: string, kind: MessageKind) =>
     t.db.getRepository(OutboxMessageEntity).find({ where: { to, kind }, order: { id: 'ASC' } });
 
   beforeAll(async () => {

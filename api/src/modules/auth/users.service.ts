@@ -160,7 +160,8 @@ export class UsersService {
       if (isDuplicate(err)) throw new AppError('CONFLICT', AdminMessages.usernameTaken);
       throw err;
     }
-    return user;
+    // Read back: after an insert TypeORM merges the driver's raw defaults (MySQL's 0 for false) into `user`.
+    return manager.findOneByOrFail(UserEntity, { id: user.id });
   }
 
   /** A page of the organisation's users, sorted and filtered in the database; ties go by id. */

@@ -39,15 +39,11 @@ function parseSvg(bytes: Buffer): { text: string; root: Element } | null {
   } catch {
     return null;
   }
-  if (
-    !/^\uFEFF?\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/i.test(
-      text,
-    )
-  )
-    return null;
-  // A DTD could declare entities (expansion bombs, external files): refused before any parsing.
-  if (/<!DOCTYPE|<!ENTITY|<!ELEMENT|<!ATTLIST/i.test(text))
+  // A DTD could declare entities (expansion bombs, external files): an SVG with one is refused before any parsing.
+  if (/<svg[\s>]/i.test(text) && /<!DOCTYPE|<!ENTITY|<!ELEMENT|<!ATTLIST/i.test(text))
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', AdminMessages.logoUnsafeSvg);
+  // The root comes first: after an optional BOM, the XML declaration or processing instructions, and comments.
+  if (!/^\uFEFF?\s*(<\?[^>]*\?>\s*|<!--[\s\S]*?-->\s*)*<svg[\s>]/i.test(text)) return null;
   try {
     const doc = new DOMParser({
       onError: (level, message) => {
