@@ -272,7 +272,8 @@ export const bn: Catalogue = {
     smsExpired: '{org}: "{file}"-এর স্বাক্ষরের অনুরোধের মেয়াদ শেষ হয়ে গেছে।',
     cancelledSubject: 'বাতিল: "{file}"-এর স্বাক্ষরের অনুরোধ',
     cancelledHeading: 'স্বাক্ষরের অনুরোধ বাতিল করা হয়েছে',
-    cancelledBody: '{org} "{file}"-এর স্বাক্ষরের অনুরোধ বাতিল করেছে। আপনাকে পাঠানো লিঙ্কটি আর কাজ করবে না।',
+    cancelledBody: '{org} "{file}"-এর স্বাক্ষরের অনুরোধ বাতিল করেছে। এতে আর স্বাক্ষর করা যাবে না।',
+    cancelledReason: 'কারণ: {reason}',
     smsCancelled: '{org}: "{file}"-এর স্বাক্ষরের অনুরোধ বাতিল করা হয়েছে।',
   },
 };

@@ -217,7 +217,8 @@ export const en = {
     smsExpired: '{org}: the signature request for "{file}" has expired.',
     cancelledSubject: 'Cancelled: the signature request for "{file}"',
     cancelledHeading: 'The signature request was cancelled',
-    cancelledBody: '{org} cancelled the signature request for "{file}". The link sent to you no longer works.',
+    cancelledBody: '{org} cancelled the signature request for "{file}". It can no longer be signed.',
+    cancelledReason: 'Reason: {reason}',
     smsCancelled: '{org}: the signature request for "{file}" was cancelled.',
   },
 } as const;

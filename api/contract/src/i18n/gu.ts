@@ -270,7 +270,8 @@ export const gu: Catalogue = {
     smsExpired: '{org}: "{file}" માટેની સહીની વિનંતીની મુદત પૂરી થઈ ગઈ છે.',
     cancelledSubject: 'રદ: "{file}" માટેની સહીની વિનંતી',
     cancelledHeading: 'સહીની વિનંતી રદ કરવામાં આવી',
-    cancelledBody: '{org} એ "{file}" માટેની સહીની વિનંતી રદ કરી છે. તમને મોકલેલી લિંક હવે કામ કરશે નહીં.',
+    cancelledBody: '{org} એ "{file}" માટેની સહીની વિનંતી રદ કરી છે. હવે તેના પર સહી થઈ શકશે નહીં.',
+    cancelledReason: 'કારણ: {reason}',
     smsCancelled: '{org}: "{file}" માટેની સહીની વિનંતી રદ કરવામાં આવી.',
   },
 };

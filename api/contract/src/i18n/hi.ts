@@ -270,7 +270,8 @@ export const hi: Catalogue = {
     smsExpired: '{org}: "{file}" के हस्ताक्षर अनुरोध की समय-सीमा समाप्त हो गई है।',
     cancelledSubject: 'रद्द: "{file}" के लिए हस्ताक्षर अनुरोध',
     cancelledHeading: 'हस्ताक्षर अनुरोध रद्द कर दिया गया',
-    cancelledBody: '{org} ने "{file}" के लिए हस्ताक्षर अनुरोध रद्द कर दिया है। आपको भेजा गया लिंक अब काम नहीं करेगा।',
+    cancelledBody: '{org} ने "{file}" के लिए हस्ताक्षर अनुरोध रद्द कर दिया है। अब इस पर हस्ताक्षर नहीं हो सकते।',
+    cancelledReason: 'कारण: {reason}',
     smsCancelled: '{org}: "{file}" के लिए हस्ताक्षर अनुरोध रद्द कर दिया गया।',
   },
 };

@@ -270,7 +270,8 @@ export const kn: Catalogue = {
     smsExpired: '{org}: "{file}" ಗಾಗಿ ಸಹಿ ವಿನಂತಿಯ ಅವಧಿ ಮುಗಿದಿದೆ.',
     cancelledSubject: 'ರದ್ದು: "{file}" ಗಾಗಿ ಸಹಿ ವಿನಂತಿ',
     cancelledHeading: 'ಸಹಿ ವಿನಂತಿಯನ್ನು ರದ್ದುಗೊಳಿಸಲಾಗಿದೆ',
-    cancelledBody: '{org} "{file}" ಗಾಗಿ ಸಹಿ ವಿನಂತಿಯನ್ನು ರದ್ದುಗೊಳಿಸಿದೆ. ನಿಮಗೆ ಕಳುಹಿಸಿದ ಲಿಂಕ್ ಇನ್ನು ಕೆಲಸ ಮಾಡುವುದಿಲ್ಲ.',
+    cancelledBody: '{org} "{file}" ಗಾಗಿ ಸಹಿ ವಿನಂತಿಯನ್ನು ರದ್ದುಗೊಳಿಸಿದೆ. ಇನ್ನು ಇದಕ್ಕೆ ಸಹಿ ಮಾಡಲು ಸಾಧ್ಯವಿಲ್ಲ.',
+    cancelledReason: 'ಕಾರಣ: {reason}',
     smsCancelled: '{org}: "{file}" ಗಾಗಿ ಸಹಿ ವಿನಂತಿಯನ್ನು ರದ್ದುಗೊಳಿಸಲಾಗಿದೆ.',
   },
 };

@@ -269,7 +269,8 @@ export const te: Catalogue = {
     smsExpired: '{org}: "{file}" కోసం సంతకం అభ్యర్థన గడువు ముగిసింది.',
     cancelledSubject: 'రద్దు: "{file}" కోసం సంతకం అభ్యర్థన',
     cancelledHeading: 'సంతకం అభ్యర్థన రద్దు చేయబడింది',
-    cancelledBody: '{org} "{file}" కోసం సంతకం అభ్యర్థనను రద్దు చేసింది. మీకు పంపిన లింక్ ఇకపై పనిచేయదు.',
+    cancelledBody: '{org} "{file}" కోసం సంతకం అభ్యర్థనను రద్దు చేసింది. ఇకపై దీనిపై సంతకం చేయలేరు.',
+    cancelledReason: 'కారణం: {reason}',
     smsCancelled: '{org}: "{file}" కోసం సంతకం అభ్యర్థన రద్దు చేయబడింది.',
   },
 };

@@ -10,6 +10,7 @@ export type MessageKind =
   | 'rejected'
   | 'failed'
   | 'expired'
+  | 'cancelled'
   /** The built-in sandbox ESP's Aadhaar OTP (standing in for UIDAI's SMS). */
   | 'esp-otp';
 export type MessageStatus = 'queued' | 'sent' | 'failed';

@@ -69,6 +69,7 @@ export class RequestRepository {
         signedAt: true,
         rejectedAt: true,
         rejectRemark: true,
+        language: true,
       },
       where: { refId: In(refIds) },
       order: { order: 'ASC' },
