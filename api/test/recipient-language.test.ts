@@ -8,7 +8,7 @@ import {
   formatDateTime,
   type RecipientLanguage,
 } from '@esign/contract';
-import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
+import { OutboxMessageEntity, type MessageKind } from '../src/modules/notifications/outbox-message.entity';
 import {
   SMS_LIMIT,
   cancelled,
@@ -129,7 +129,7 @@ describe('the party language through the API', () => {
     { ...SIGNERS[1], signature_type: 'e-Signature', language: 'TA' },
     SIGNERS[2],
   ];
-  const outbox = (to: string, kind: string, channel: 'email' | 'sms') =>
+  const outbox = (to: string, kind: MessageKind, channel: 'email' | 'sms') =>
     t.db.getRepository(OutboxMessageEntity).find({ where: { to, kind, channel }, order: { id: 'DESC' } });
 
   beforeAll(async () => {
