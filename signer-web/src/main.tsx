@@ -8,6 +8,7 @@ import App from './App';
 import { ToastProvider } from './components';
 import { I18nProvider, initialLanguage } from './i18n';
 import './styles.css';
+import './fonts.css';
 
 // A signing link: its request is asked for now, while React renders the page that shows it.
 const link = matchPath(SignerRoutes.esign, window.location.pathname);
