@@ -258,6 +258,7 @@ export function registerRequests(program: Command): void {
           signed_at: p.signed_at ?? null,
           rejected_at: p.rejected_at ?? null,
           remark: p.remark ?? null,
+          language: p.language ?? null,
           sign_url: p.sign_url,
         }));
         const data = {
