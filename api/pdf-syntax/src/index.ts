@@ -1,8 +1,10 @@
 /**
  * @esign/pdf-syntax: the one reader of PDF syntax in the product. The API's upload check reads a file's
  * cross-reference structure with it (and rebuilds a file whose cross-reference data is wrong); the verifier (the API's
- * verification report and `esign-cli verify`) reads signature fields, object streams and the DSS with it. PDF
- * documents themselves (pages, forms, drawing, signing) are @libpdf/core's.
+ * verification report and `esign-cli verify`) reads signature fields, object streams and the DSS with it. It also
+ * writes one incremental update (write.ts): the signing engine appends each revision of a document with it, reading
+ * only the objects the revision changes (ARCHITECTURE.md, "The incremental writer"). Drawing (pages, fonts, images)
+ * is @libpdf/core's.
  */
 export {
   endsToken,
@@ -40,6 +42,7 @@ export {
   MAX_DICT_BYTES,
   readCrossReference,
   readObjectHeader,
+  readStartxref,
   scanTrailerDictionaries,
   XREF_DICT_LOOKBACK,
   type CrossReference,
@@ -55,6 +58,7 @@ export {
   objectStreamIndex,
   PdfObjects,
   scanObjectHeaders,
+  streamByEntries,
   type CompressedObject,
   type IndirectObject,
   type ObjectHeader,
@@ -62,6 +66,18 @@ export {
   type ObjectStreamIndex,
   type ObjectStreamCache,
 } from './objects';
+export {
+  nameText,
+  numberText,
+  objectBytes,
+  PdfRawObject,
+  PdfStreamValue,
+  valueText,
+  writeUpdate,
+  type PdfObjectBody,
+  type UpdateTrailer,
+  type WrittenUpdate,
+} from './write';
 export {
   appendCrossReference,
   exactCrossReference,

@@ -398,6 +398,27 @@ function plainByEntry(
   }
 }
 
+/**
+ * Stream object `num` where the cross-reference data says it is: its dictionary and its data as stored (encoded);
+ * undefined when it is not a plain stream object there.
+ */
+export function streamByEntries(
+  buf: Buffer,
+  entries: XrefEntries,
+  num: number,
+): { dict: PdfDict; data: Buffer } | undefined {
+  const entry = entries.get(num);
+  if (!entry || entry.type !== 1) return undefined;
+  const found = plainByEntry(buf, num, entry.offset, entry.gen);
+  if (!found || !isDict(found.value)) return undefined;
+  try {
+    const { start, end } = streamBounds(found.lexer, found.value);
+    return { dict: found.value, data: buf.subarray(start, end) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Object stream `num` (a plain object where the entries say), decoded once per cache; null when it cannot be. */
 export function objectStreamByEntries(
   buf: Buffer,

@@ -73,8 +73,11 @@ export function readCrossReference(buf: Buffer): CrossReference {
  */
 const STARTXREF_WINDOW = 1024;
 
-/** The offset after the last `startxref` near the end of the file, or what is wrong. */
-function readStartxref(buf: Buffer): number | string {
+/**
+ * The offset after the last `startxref` near the end of the file (where the newest cross-reference section is: what
+ * an incremental update names as /Prev), or what is wrong.
+ */
+export function readStartxref(buf: Buffer): number | string {
   const at = buf.lastIndexOf('startxref');
   if (at < 0) return 'no startxref';
   let end = buf.length;
