@@ -2,7 +2,7 @@ import type { Signer } from '@libpdf/core';
 import { Revocation, type RevocationRecord } from '../../src/modules/signing/evidence/revocation';
 import { Timestamps, type TimestampToken } from '../../src/modules/signing/evidence/timestamps';
 import type { FieldSpec, StampInput } from '../../src/modules/signing/pdf/engine';
-import { LibPdfEngine } from '../../src/modules/signing/pdf/libpdf-engine';
+import { IncrementalEngine } from '../../src/modules/signing/pdf/incremental-engine';
 
 /** For unit tests of B-B signatures: no timestamp authority is reachable (a call fails the test loudly). */
 class NoTimestamps extends Timestamps {
@@ -32,7 +32,7 @@ class NoRevocation extends Revocation {
 
 /** The engine as the seal job uses it, for B-B signatures in unit tests. */
 export const engineB = (timestamps: Timestamps = new NoTimestamps(), revocation: Revocation = new NoRevocation()) =>
-  new LibPdfEngine(timestamps, revocation);
+  new IncrementalEngine(timestamps, revocation);
 
 /** One party's signature at B-B: prepare (stamp, field), sign with a key held here, finish (embed). */
 export async function signParty(

@@ -9,7 +9,7 @@ import { createTimestamps } from './evidence/tsa-timestamps';
 import { TsaController } from './evidence/tsa.controller';
 import { ExternalSigning } from './external-signing.service';
 import { SigningEngine } from './pdf/engine';
-import { LibPdfEngine } from './pdf/libpdf-engine';
+import { IncrementalEngine } from './pdf/incremental-engine';
 import { PkiController } from './pki/pki.controller';
 import { PkiRegistry } from './pki/pki-registry.service';
 import { PkiResponder } from './pki/pki-responder.service';
@@ -31,7 +31,7 @@ import { SealPkiService } from './pki/seal-pki.service';
     SealPkiService,
     ExternalSigning,
     DevelopmentTsa,
-    { provide: SigningEngine, useClass: LibPdfEngine },
+    { provide: SigningEngine, useClass: IncrementalEngine },
     { provide: Timestamps, useFactory: createTimestamps, inject: [APP_CONFIG, Clock, DevelopmentTsa] },
   ],
   exports: [SealPkiService, ExternalSigning, PkiRegistry, Revocation, SigningEngine, Timestamps],

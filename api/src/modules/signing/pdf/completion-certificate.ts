@@ -1,8 +1,9 @@
 import { FIELD_KIND_LABELS, formatDateTime, type FieldKind, type SignatureLevel } from '@esign/contract';
-import { ops, PdfString, type EmbeddedFont, type PDF, type PDFImage, type PDFPage } from '@libpdf/core';
+import { ops, PdfDict, PdfString, type PDF, type PdfRef, type PDFImage, type PDFPage } from '@libpdf/core';
 import { PNG } from 'pngjs';
-import { fontIn, type DejaVuFace } from './fonts';
-import { glyphBytes, oneLine, runsOf, widthOf } from './text-runs';
+import { measuringFont, type DejaVuFace } from './fonts';
+import { RevisionFonts } from './revision/canvas';
+import { oneLine, runsOf, widthOf } from './text-runs';
 
 export interface CertificateParty {
   order: number;
@@ -89,12 +90,17 @@ const LEVEL_TEXT: Record<SignatureLevel, string> = {
 };
 
 /**
- * Appends the certificate of completion (A4 portrait pages) to `pdf` and answers how many pages were added.
- *
- * Save with `subsetFonts: true`: @libpdf/core otherwise embeds the whole of both DejaVu fonts (about 1.4 MB).
+ * Appends the certificate of completion (A4 portrait pages) to `pdf` and answers how many pages were added. The
+ * signing engine draws it in a scratch document of its own (never in the signed document, which it does not load)
+ * with `fonts` sharing the job's font subsets, and copies the pages into the seal's revision (revision/canvas.ts).
+ * Without `fonts`, the fonts are `pdf`'s own: save with `subsetFonts: true` (else both DejaVu faces, about 1.4 MB).
  */
-export function appendCompletionCertificate(pdf: PDF, input: CompletionCertificateInput): number {
-  const layout = new Layout(pdf, input);
+export function appendCompletionCertificate(
+  pdf: PDF,
+  input: CompletionCertificateInput,
+  fonts: RevisionFonts = new RevisionFonts(pdf, { shared: false }),
+): number {
+  const layout = new Layout(pdf, input, fonts);
   layout.title();
   layout.documentCard();
   layout.parties();
@@ -126,7 +132,7 @@ const THUMBNAIL_POINTS = 64;
 const THUMBNAIL_PIXELS = 2 * THUMBNAIL_POINTS;
 
 interface Style {
-  font: EmbeddedFont;
+  face: 'regular' | 'bold';
   size: number;
   colour: Colour;
   /**
@@ -139,7 +145,9 @@ interface Style {
 
 /** The text's width in the style. */
 const measureIn = (style: Style, text: string) =>
-  style.fallback ? widthOf(runsOf(text, style.fallback), style.size) : style.font.widthOfTextAtSize(text, style.size);
+  style.fallback
+    ? widthOf(runsOf(text, style.fallback), style.size)
+    : measuringFont(style.face).widthOfTextAtSize(text, style.size);
 
 /** Wrapped lines of one text, ready to draw. */
 interface TextBlock {
@@ -189,7 +197,8 @@ const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
  * (an empty box) and maps it back to whichever of those characters it met first, so copied text comes out wrong.
  * Each user-perceived character the font cannot draw becomes '?' instead.
  */
-function printable(text: string, font: EmbeddedFont): string {
+function printable(text: string, face: DejaVuFace): string {
+  const font = measuringFont(face);
   const flat = text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
   if (font.canEncode(flat)) return flat;
   let out = '';
@@ -255,52 +264,53 @@ type Operator = ReturnType<typeof ops.fill>;
  */
 class Sheet {
   readonly operators: Operator[] = [];
-  private readonly fontNames = new Map<EmbeddedFont, string>();
+  /** The page's fonts by name (its own names, apart from the library's resource names). */
+  private readonly fontNames = new Map<PdfRef, string>();
 
   constructor(
     readonly page: PDFPage,
-    private readonly pdf: PDF,
+    private readonly fonts: RevisionFonts,
   ) {}
 
-  private fontName(font: EmbeddedFont): string {
-    let name = this.fontNames.get(font);
+  private fontName(ref: PdfRef): string {
+    let name = this.fontNames.get(ref);
     if (!name) {
-      name = this.page.registerFont(font);
-      this.fontNames.set(font, name);
+      name = `EF${this.fontNames.size}`;
+      this.fontNames.set(ref, name);
     }
     return name;
   }
 
+  /** Writes the page's content and names its fonts in its resources. */
+  finish(): void {
+    if (this.fontNames.size) {
+      const resources = this.page.getResources();
+      const existing = resources.get('Font');
+      const dict = existing instanceof PdfDict ? existing : new PdfDict();
+      for (const [ref, name] of this.fontNames) dict.set(name, ref);
+      resources.set('Font', dict);
+    }
+    this.page.drawOperators(this.operators);
+  }
+
   text(text: string, x: number, y: number, style: Style): void {
     if (!text) return;
-    if (style.fallback) {
-      // A run per font, each after the one before (the text position advances by the glyphs' widths).
-      const shown = runsOf(text, style.fallback).flatMap((run) => [
-        ops.setFont(this.fontName(fontIn(this.pdf, run.key)), style.size),
-        ops.showText(PdfString.fromBytes(glyphBytes(this.pdf, run))),
-      ]);
-      this.operators.push(
-        ops.beginText(),
-        ops.setNonStrokingRGB(...style.colour),
-        ops.setTextMatrix(1, 0, 0, 1, round(x), round(y)),
-        ...shown,
-        ops.endText(),
-      );
-      return;
-    }
-    // encodeTextToGids is what drawText uses: it also records the glyphs for subsetting and the ToUnicode map.
-    const gids = style.font.encodeTextToGids(text);
-    const bytes = new Uint8Array(gids.length * 2);
-    gids.forEach((gid, i) => {
-      bytes[2 * i] = gid >> 8;
-      bytes[2 * i + 1] = gid & 0xff;
+    // A run per font, each after the one before (the text position advances by the glyphs' widths).
+    const runs = style.fallback ? runsOf(text, style.fallback) : [{ key: style.face, text }];
+    const shown = runs.flatMap((run) => {
+      const { ref, gids } = this.fonts.encode(run.key, run.text);
+      const bytes = new Uint8Array(gids.length * 2);
+      gids.forEach((gid, i) => {
+        bytes[2 * i] = gid >> 8;
+        bytes[2 * i + 1] = gid & 0xff;
+      });
+      return [ops.setFont(this.fontName(ref), style.size), ops.showText(PdfString.fromBytes(bytes))];
     });
     this.operators.push(
       ops.beginText(),
-      ops.setFont(this.fontName(style.font), style.size),
       ops.setNonStrokingRGB(...style.colour),
       ops.setTextMatrix(1, 0, 0, 1, round(x), round(y)),
-      ops.showText(PdfString.fromBytes(bytes)),
+      ...shown,
       ops.endText(),
     );
   }
@@ -361,15 +371,12 @@ class Layout {
   private readonly sheets: Sheet[] = [];
   private sheet!: Sheet;
   private y = CONTENT_TOP;
-  private readonly regular: EmbeddedFont;
-  private readonly bold: EmbeddedFont;
 
   constructor(
     private readonly pdf: PDF,
     private readonly input: CompletionCertificateInput,
+    private readonly fonts: RevisionFonts,
   ) {
-    this.regular = fontIn(pdf, 'regular');
-    this.bold = fontIn(pdf, 'bold');
     this.newPage();
   }
 
@@ -379,11 +386,11 @@ class Layout {
   }
 
   private style(weight: 'regular' | 'bold', size: number, colour: Colour = INK): Style {
-    return { font: weight === 'bold' ? this.bold : this.regular, size, colour };
+    return { face: weight, size, colour };
   }
 
   private block(text: string, style: Style, width: number, maxLines = 3): TextBlock {
-    const lines = wrap(style.fallback ? oneLine(text) : printable(text, style.font), style, width, maxLines);
+    const lines = wrap(style.fallback ? oneLine(text) : printable(text, style.face), style, width, maxLines);
     return { lines, style, height: lines.length * lineHeight(style) };
   }
 
@@ -398,7 +405,7 @@ class Layout {
   }
 
   private newPage(): void {
-    this.sheet = new Sheet(this.pdf.addPage({ width: PAGE_WIDTH, height: PAGE_HEIGHT }), this.pdf);
+    this.sheet = new Sheet(this.pdf.addPage({ width: PAGE_WIDTH, height: PAGE_HEIGHT }), this.fonts);
     this.sheets.push(this.sheet);
     this.y = CONTENT_TOP;
     this.sheet.box(0, PAGE_HEIGHT - 5, PAGE_WIDTH, 5, { fill: ACCENT });
@@ -871,7 +878,7 @@ class Layout {
       const text = `Certificate of completion · Ref ID ${this.input.refId} · page ${i + 1} of ${this.sheets.length}`;
       const footer = this.block(text, style, CONTENT_WIDTH, 1);
       this.drawBlock(footer, (PAGE_WIDTH - this.width(footer)) / 2, 34);
-      sheet.page.drawOperators(sheet.operators);
+      sheet.finish();
     });
     return this.sheets.length;
   }

@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import type { AttachmentType, FieldKind, SignatureLevel } from '@esign/contract';
 import type { Signer } from '@libpdf/core';
 import type { PlacedBox } from '../../documents/pdf/geometry';
@@ -5,6 +6,7 @@ import type { RevocationGap } from '../evidence/revocation';
 import type { TimestampToken } from '../evidence/timestamps';
 import type { CmsParts } from './cms';
 import type { CompletionCertificateInput } from './completion-certificate';
+import type { SigningDocument } from './revision/document';
 
 /** What a signer's boxes show: their image (drawn or uploaded), or their name typed in normal or italic. */
 export interface StampInput {
@@ -90,15 +92,26 @@ export interface FieldSpec {
   placeholderBytes?: number;
 }
 
+/**
+ * A document for the engine: its bytes as stored, or a SigningDocument (a version the engine made or opened, whose
+ * structure and running SHA-256 are known: the seal job passes each signature's result to the next step).
+ */
+export type DocumentInput = Uint8Array | SigningDocument;
+
 /** A document ready for its signature: the update with an empty /Contents, and the SHA-256 its /ByteRange covers. */
 export interface PreparedSignature {
-  document: Uint8Array;
+  /** The prepared file (made on first use: the seal job never needs it whole). */
+  readonly document: Uint8Array;
   /** The messageDigest the CMS must carry (the InputHash an ESP signs; what a token's signed attributes carry). */
-  digest: Uint8Array;
+  readonly digest: Uint8Array;
+  /** SHA-256 (hex) of the prepared file: its storage key. */
+  readonly key: string;
 }
 
 /** A signature in the document, and the level it reached (B-B, or B-T with its timestamp). */
 export interface FinishedSignature {
+  /** The signed document: its bytes, its SHA-256 (`key`), and what the next revision needs of it. */
+  signed: SigningDocument;
   document: Uint8Array;
   cms: Uint8Array;
   level: SignatureLevel;
@@ -107,6 +120,7 @@ export interface FinishedSignature {
 
 /** The document's validation data (B-LT) and, for B-LTA, its archive timestamp. */
 export interface ArchivedDocument {
+  signed: SigningDocument;
   document: Uint8Array;
   level: 'B-LT' | 'B-LTA';
   /** Certificates whose revocation data could not be had (recorded, never invented). */
@@ -129,15 +143,18 @@ export interface ArchivedDocument {
  *   archive   at completion: the DSS with every chain's certificates and revocation data (B-LT), then a document
  *             timestamp over the whole file as the last revision (B-LTA)
  *
- * Every change is an incremental update, so earlier signatures stay valid. ARCHITECTURE.md says why @libpdf/core
- * implements it.
+ * Every change is an incremental update, so earlier signatures stay valid: written by the engine's own writer of
+ * incremental updates over @esign/pdf-syntax, the drawing made with @libpdf/core (ARCHITECTURE.md, "The incremental
+ * writer", says why).
  */
 export abstract class SigningEngine {
+  /** A stored document opened for a series of revisions; `hash`: SHA-256 over its bytes so far, when known. */
+  abstract open(document: Uint8Array, hash?: Hash): SigningDocument;
   /** Stamps the party's boxes (the visible signature in the first) and adds its signature field, unsigned. */
-  abstract prepareParty(document: Uint8Array, stamp: StampInput, field: FieldSpec): Promise<PreparedSignature>;
+  abstract prepareParty(document: DocumentInput, stamp: StampInput, field: FieldSpec): Promise<PreparedSignature>;
   /** Appends the certificate of completion's pages and adds the seal's signature field, unsigned. */
   abstract prepareCompletion(
-    document: Uint8Array,
+    document: DocumentInput,
     certificate: CompletionCertificateInput,
     field: FieldSpec,
   ): Promise<PreparedSignature>;
@@ -155,7 +172,7 @@ export abstract class SigningEngine {
    */
   abstract finish(prepared: PreparedSignature, cms: Uint8Array, level: SignatureLevel): Promise<FinishedSignature>;
   /** B-LT: the DSS; B-LTA: the DSS, then a document timestamp as the last revision. */
-  abstract archive(document: Uint8Array, level: 'B-LT' | 'B-LTA'): Promise<ArchivedDocument>;
+  abstract archive(document: DocumentInput, level: 'B-LT' | 'B-LTA'): Promise<ArchivedDocument>;
 }
 
 /** The document cannot take another signature without breaking the ones it carries (a rewrite would be needed). */

@@ -1,23 +1,16 @@
 import { createHash, createPrivateKey, sign as signWithKey, X509Certificate } from 'node:crypto';
-import {
-  PdfArray,
-  PdfDict,
-  PdfName,
-  PdfNumber,
-  PdfRef,
-  PdfStream,
-  PdfString,
-  type PDF,
-  type PdfObject,
-} from '@libpdf/core';
 import { assembleCms, signedAttributesFor, type CmsSignatureAlgorithm } from './cms';
-import type { FieldSpec, StampInput, WidgetPlace } from './engine';
-import { openForSigning, stampParty, subsetFonts } from './stamp';
+import type { FieldSpec, StampInput } from './engine';
+import { RevisionCanvas } from './revision/canvas';
+import { revisable } from './revision/revisable';
+import { Revision } from './revision/revision';
+import { placeSignature, writeSigned } from './revision/signature';
+import { stampParty } from './stamp';
 
 /*
  * External (deferred) signing, in two steps with the prepared file stored in between:
  *
- * 1. prepareExternal() stamps the party's boxes exactly as LibPdfEngine.signParty does and appends, in the same
+ * 1. prepareExternal() stamps the party's boxes exactly as the engine's prepareParty does and appends, in the same
  *    incremental update, a signature field whose dictionary has its final /ByteRange and a zero-filled /Contents. It
  *    answers the SHA-256 of the bytes that /ByteRange covers: the messageDigest the detached CMS must carry (the
  *    InputHash sent to an Aadhaar eSign ESP; or, through signedAttributesFor(), what a USB token signs).
@@ -62,11 +55,6 @@ export class SignatureTooLargeError extends Error {
   }
 }
 
-const SUB_FILTER = 'ETSI.CAdES.detached';
-/** Ten digits per number: room for any offset below 10 GB, patched in place once the offsets are known. */
-const BYTE_RANGE_PLACEHOLDER = 9_999_999_999;
-const MIN_PLACEHOLDER_BYTES = 1_024;
-const MAX_PLACEHOLDER_BYTES = 1_048_576;
 const ascii = (text: string) => new TextEncoder().encode(text);
 const latin1 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 const sha256 = (...parts: Uint8Array[]) => {
@@ -80,9 +68,8 @@ const [LT, GT, ZERO] = ['<', '>', '0'].map((c) => c.charCodeAt(0));
 
 /**
  * Stamps the party's boxes and appends the signature field with a /Contents of `placeholderBytes` zero bytes, in one
- * incremental update (the engine's prepare step; kept as one call for the tests of this file). Refuses
- * (DocumentNotSignableError) a document that carries signatures but could only be rewritten; and encrypted documents,
- * whose /Contents would be encrypted with the rest.
+ * incremental update: the engine's prepare step (incremental-engine.ts), kept as one call for the tests of this file.
+ * Refuses a document it cannot append to (revision/document.ts says when).
  */
 export async function prepareExternal(
   document: Uint8Array,
@@ -90,68 +77,15 @@ export async function prepareExternal(
   spec: ExternalSignatureSpec,
   placeholderBytes: number = DEFAULT_PLACEHOLDER_BYTES,
 ): Promise<PreparedExternal> {
-  const pdf = await openForSigning(document);
-  const widget = stampParty(pdf, stamp, spec.signingTime);
-  return placeSignatureField(
-    pdf,
-    { ...spec, widget: spec.widget === undefined ? widget : spec.widget },
-    placeholderBytes,
-  );
-}
-
-/**
- * Appends, to the changes made to `pdf` so far, the signature field (merged with its widget: the given box, or an
- * invisible one on the first page) whose dictionary has its final /ByteRange and a zero-filled /Contents; saves the
- * whole as one incremental update and answers it with the SHA-256 the /ByteRange covers.
- */
-export async function placeSignatureField(
-  pdf: PDF,
-  spec: FieldSpec,
-  placeholderBytes: number = DEFAULT_PLACEHOLDER_BYTES,
-): Promise<PreparedExternal> {
-  if (
-    !Number.isInteger(placeholderBytes) ||
-    placeholderBytes < MIN_PLACEHOLDER_BYTES ||
-    placeholderBytes > MAX_PLACEHOLDER_BYTES
-  ) {
-    throw new RangeError(
-      `placeholderBytes must be an integer from ${MIN_PLACEHOLDER_BYTES} to ${MAX_PLACEHOLDER_BYTES}`,
-    );
-  }
-  if (pdf.isEncrypted) throw new Error('External signing does not support encrypted documents.');
-  const pages = pdf.getPages();
-  if (!pages[0]) throw new Error('The document has no pages.');
-
-  subsetFonts(pdf);
-  // /ByteRange right before /Contents, as locatePlaceholder() expects.
-  const dict = new PdfDict([
-    ['Type', PdfName.of('Sig')],
-    ['Filter', PdfName.of('Adobe.PPKLite')],
-    ['SubFilter', PdfName.of(SUB_FILTER)],
-    ['ByteRange', new PdfArray([0, ...Array<number>(3).fill(BYTE_RANGE_PLACEHOLDER)].map((n) => PdfNumber.of(n)))],
-    ['Contents', new PdfString(new Uint8Array(placeholderBytes), 'hex')],
-    ['M', PdfString.fromString(pdfDate(spec.signingTime))],
-  ]);
-  if (spec.name) dict.set('Name', PdfString.fromString(spec.name));
-  if (spec.reason) dict.set('Reason', PdfString.fromString(spec.reason));
-  if (spec.location) dict.set('Location', PdfString.fromString(spec.location));
-  if (spec.contactInfo) dict.set('ContactInfo', PdfString.fromString(spec.contactInfo));
-  const widget = spec.widget && pages[spec.widget.page - 1] ? spec.widget : null;
-  addSignatureField(pdf, spec.fieldName, pdf.context.register(dict), widget);
-
-  // A copy: the save may answer a view of the library's own buffer.
-  const prepared = new Uint8Array(await pdf.save({ incremental: true }));
-  const placeholder = locatePlaceholder(prepared, placeholderBytes);
-  const byteRange: ByteRange = [0, placeholder.lt, placeholder.gt + 1, prepared.length - placeholder.gt - 1];
-  const text = `0 ${byteRange
-    .slice(1)
-    .map((n) => String(n).padEnd(10, ' '))
-    .join(' ')}`.padEnd(placeholder.byteRangeEnd - placeholder.byteRangeStart, ' ');
-  if (text.length !== placeholder.byteRangeEnd - placeholder.byteRangeStart) throw new Error('ByteRange overflow');
-  prepared.set(ascii(text), placeholder.byteRangeStart);
-
+  const revision = new Revision(await revisable(document));
+  const canvas = new RevisionCanvas(revision);
+  const widget = stampParty(canvas, stamp, spec.signingTime);
+  canvas.finish();
+  const placed = placeSignature(revision, spec, spec.widget === undefined ? widget : spec.widget, placeholderBytes);
+  const written = writeSigned(revision, placed);
+  const prepared = new Uint8Array(Buffer.concat([written.base.bytes, written.update]));
   const contents = locateContents(prepared);
-  return { prepared, byteRangeDigest: byteRangeDigestOf(prepared, contents), byteRange, contents };
+  return { prepared, byteRangeDigest: written.digest, byteRange: contents.byteRange, contents };
 }
 
 /**
@@ -197,71 +131,6 @@ export function locateContents(pdf: Uint8Array): ContentsSlot {
 export function byteRangeDigestOf(pdf: Uint8Array, slot: ContentsSlot = locateContents(pdf)): Uint8Array {
   const [offset1, length1, offset2, length2] = slot.byteRange;
   return sha256(pdf.subarray(offset1, offset1 + length1), pdf.subarray(offset2, offset2 + length2));
-}
-
-/** The placeholders of the dictionary just written: the last /ByteRange still holding the placeholder numbers. */
-function locatePlaceholder(pdf: Uint8Array, placeholderBytes: number) {
-  const text = latin1(pdf);
-  const n = String(BYTE_RANGE_PLACEHOLDER);
-  const pattern = new RegExp(`/ByteRange\\s*\\[(\\s*0\\s+${n}\\s+${n}\\s+${n}\\s*)\\]\\s*/Contents\\s*<(0*)>`, 'g');
-  let found: RegExpExecArray | null = null;
-  for (let m = pattern.exec(text); m; m = pattern.exec(text)) found = m;
-  if (!found || found[2].length !== placeholderBytes * 2) {
-    throw new Error('The signature placeholder was not found in the saved document.');
-  }
-  const byteRangeStart = found.index + found[0].indexOf('[') + 1;
-  const lt = found.index + found[0].length - found[2].length - 2;
-  return { byteRangeStart, byteRangeEnd: byteRangeStart + found[1].length, lt, gt: lt + found[2].length + 1 };
-}
-
-/**
- * A new signature field merged with its widget, as @libpdf/core's own sign() makes it (the field name must be new).
- * With a place (the signer's first box): the widget is that box on that page, listed in the page's /Annots with an
- * empty appearance (the stamp itself is in the page's content), so clicking it in a reader opens the signature's
- * details. Without: an invisible widget on the first page.
- */
-function addSignatureField(pdf: PDF, name: string, value: PdfRef, place: WidgetPlace | null): void {
-  const form = pdf.getOrCreateForm();
-  if (form.getField(name)) throw new Error(`The document already has a field named "${name}".`);
-  const created = form.createSignatureField(name);
-  const field = created.getDict();
-  const page = pdf.getPages()[(place?.page ?? 1) - 1];
-  field.set('V', value);
-  field.delete('Kids');
-  field.set('Type', PdfName.of('Annot'));
-  field.set('Subtype', PdfName.of('Widget'));
-  field.set('F', PdfNumber.of(132)); // Print | Locked
-  field.set('P', page.ref);
-  if (!place) {
-    field.set('Rect', new PdfArray([0, 0, 0, 0].map((v) => PdfNumber.of(v))));
-    return;
-  }
-  const rect = [place.x, place.y, place.x + place.width, place.y + place.height];
-  field.set('Rect', new PdfArray(rect.map((v) => PdfNumber.of(v))));
-  const appearance = pdf.context.register(
-    PdfStream.fromDict(
-      {
-        Type: PdfName.of('XObject'),
-        Subtype: PdfName.of('Form'),
-        BBox: new PdfArray([0, 0, place.width, place.height].map((v) => PdfNumber.of(v))),
-      },
-      new Uint8Array(0),
-    ),
-  );
-  field.set('AP', new PdfDict([['N', appearance]]));
-  // The field's own reference, for the page's /Annots (the library keeps it on the field it made).
-  const ref = (created as unknown as { ref?: PdfRef | null }).ref;
-  if (!(ref instanceof PdfRef)) throw new Error('The signature field has no object reference.');
-  const resolve = (r: PdfRef) => pdf.context.resolve(r);
-  const annots = page.dict.get('Annots', resolve);
-  const existing =
-    annots instanceof PdfArray ? Array.from({ length: annots.length }, (_, i) => annots.at(i) as PdfObject) : [];
-  page.dict.set('Annots', new PdfArray([...existing, ref]));
-}
-
-/** D:YYYYMMDDHHmmSSZ, in UTC, as @libpdf/core writes /M. */
-function pdfDate(date: Date): string {
-  return `D:${date.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
 }
 
 // ---- the CMS side: cms.ts ----

@@ -196,7 +196,9 @@ describe('drawFields (issue 21): the values drawn flattened into the signer’s 
     for (const face of ['DejaVuSans', 'DejaVuSans-Oblique', 'NotoSansDevanagari-Regular'])
       expect(fonts).toMatch(new RegExp(`[A-Z]{6}\\+${face}\\s+CID TrueType\\s+Identity-H\\s+yes\\s+yes`));
     expect(fonts.match(/DejaVu|Noto/g)).toHaveLength(3);
-    expect(signed.length - original.length).toBeLessThan(40_000 + CHEQUE.length);
+    // Whole, the three faces are about 1.5 MB; the two DejaVu faces come as their shared Latin subsets (some 30 KB each,
+    // put in once per job: shared-fonts.ts), the Devanagari one as its script's.
+    expect(signed.length - original.length).toBeLessThan(120_000 + CHEQUE.length);
 
     // The attachment comes out with the same bytes.
     const out = join(dir, 'detached-1');
@@ -329,7 +331,8 @@ describe('drawFields (issue 21): the values drawn flattened into the signer’s 
     expect(new Set(forms.map((m) => m[1])).size).toBe(1);
     const added = signed.length - original.length;
     console.log(`10 fields and one attachment on freeculture.pdf: ${added} bytes added, ${Math.round(elapsed)} ms`);
-    expect(added).toBeLessThan(80_000 + CHEQUE.length);
+    // The shared Latin subsets (once per job) included: see the constitution's case.
+    expect(added).toBeLessThan(130_000 + CHEQUE.length);
     for (const f of fields.slice(0, 4)) {
       expect(wordsIn(words(signed, f.page), words(original, f.page), f.box)).toBe(f.value);
     }

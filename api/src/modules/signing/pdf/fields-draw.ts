@@ -1,8 +1,9 @@
-import { PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, type PDF, type PdfRef } from '@libpdf/core';
+import { PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, type PdfRef } from '@libpdf/core';
 import type { FieldDrawing } from './engine';
-import { fontIn, type DejaVuFace, type FontKey } from './fonts';
-import { addForm, appendContent, ascii, boxMatrix, num, pageShown, shownToUser, type PageShown } from './page-content';
-import { extentOf, glyphHex, hasGlyph, oneLine, runsOf, truncated, widthOf, type TextRun } from './text-runs';
+import type { DejaVuFace } from './fonts';
+import { ascii, boxMatrix, num, shownToUser, type PageShown } from './page-content';
+import { glyphHex, type Canvas } from './revision/canvas';
+import { extentOf, hasGlyph, oneLine, runsOf, truncated, widthOf, type TextRun } from './text-runs';
 
 /*
  * A party's filled fields (issue 21), drawn flattened into the revision that carries their signature: the values are
@@ -39,24 +40,26 @@ interface Area {
 /** The font resources one revision's fields share: a name per font, given on first use. */
 class FontResources {
   readonly dict = new PdfDict();
-  private readonly names = new Map<FontKey, string>();
+  private readonly names = new Map<PdfRef, string>();
   private ref: PdfRef | null = null;
 
-  constructor(private readonly pdf: PDF) {}
+  constructor(private readonly canvas: Canvas) {}
 
-  nameOf(key: FontKey): string {
-    let name = this.names.get(key);
+  /** The run's font name and glyphs (the shared subset of its face, or the revision's own). */
+  encode(run: TextRun): { name: string; hex: string } {
+    const { ref, gids } = this.canvas.fonts.encode(run.key, run.text);
+    let name = this.names.get(ref);
     if (!name) {
       name = `F${this.names.size}`;
-      this.names.set(key, name);
-      this.dict.set(name, this.pdf.fonts.getRef(fontIn(this.pdf, key)));
+      this.names.set(ref, name);
+      this.dict.set(name, ref);
     }
-    return name;
+    return { name, hex: glyphHex(gids) };
   }
 
   /** The resources dictionary every page's form points at, registered when the first form needs it. */
   resources(): PdfRef {
-    this.ref ??= this.pdf.context.register(new PdfDict([['Font', this.dict]]));
+    this.ref ??= this.canvas.scratch.context.register(new PdfDict([['Font', this.dict]]));
     return this.ref;
   }
 }
@@ -93,13 +96,16 @@ function fitLine(text: string, face: DejaVuFace, area: Area, align: 'left' | 'ce
 }
 
 /** The line as content: one text object, a font change per run, the runs advancing by their own widths. */
-function lineContent(pdf: PDF, fonts: FontResources, line: FittedLine): string {
-  const shown = line.runs.map((run) => `/${fonts.nameOf(run.key)} ${num(line.size)} Tf <${glyphHex(pdf, run)}> Tj`);
+function lineContent(fonts: FontResources, line: FittedLine): string {
+  const shown = line.runs.map((run) => {
+    const { name, hex } = fonts.encode(run);
+    return `/${name} ${num(line.size)} Tf <${hex}> Tj`;
+  });
   return `BT ${INK} rg ${num(line.x)} ${num(line.baseline)} Td ${shown.join(' ')} ET`;
 }
 
 /** A square frame (and its check mark when checked) at the left of `area`, the label beside it when there is room. */
-function checkboxContent(pdf: PDF, fonts: FontResources, field: FieldDrawing, area: Area): string[] {
+function checkboxContent(fonts: FontResources, field: FieldDrawing, area: Area): string[] {
   const side = Math.min(area.h, area.w, MAX_PT);
   const square: Area = { x: area.x, y: area.y + (area.h - side) / 2, w: side, h: side };
   const stroke = Math.max(side / 16, 0.4);
@@ -115,7 +121,7 @@ function checkboxContent(pdf: PDF, fonts: FontResources, field: FieldDrawing, ar
       'centre',
       side,
     );
-    if (mark) parts.push(lineContent(pdf, fonts, mark));
+    if (mark) parts.push(lineContent(fonts, mark));
   }
   const gap = side * 0.4;
   const rest: Area = { x: area.x + side + gap, y: area.y, w: area.w - side - gap, h: area.h };
@@ -123,13 +129,13 @@ function checkboxContent(pdf: PDF, fonts: FontResources, field: FieldDrawing, ar
   // A label only where a few letters of it fit at the smallest size.
   if (label && rest.w >= 3 * MIN_PT) {
     const line = fitLine(label, 'regular', rest);
-    if (line) parts.push(lineContent(pdf, fonts, line));
+    if (line) parts.push(lineContent(fonts, line));
   }
   return parts;
 }
 
 /** The options, each after its mark (the chosen one filled): stacked when the box is tall enough, else in a line. */
-function radioContent(pdf: PDF, fonts: FontResources, field: FieldDrawing, area: Area): string[] {
+function radioContent(fonts: FontResources, field: FieldDrawing, area: Area): string[] {
   const options = (field.options ?? []).map(oneLine).filter(Boolean);
   if (!options.length) return [];
   const texts = options.map((option) => `${option === oneLine(field.value ?? '') ? RADIO_ON : RADIO_OFF} ${option}`);
@@ -142,25 +148,25 @@ function radioContent(pdf: PDF, fonts: FontResources, field: FieldDrawing, area:
     return texts.flatMap((text, i) => {
       const row: Area = { x: area.x, y: area.y + area.h - (i + 1) * rowHeight, w: area.w, h: rowHeight };
       const line = fitLine(text, 'regular', row, 'left', size);
-      return line ? [lineContent(pdf, fonts, line)] : [];
+      return line ? [lineContent(fonts, line)] : [];
     });
   }
   const line = fitLine(texts.join('   '), 'regular', area);
-  return line ? [lineContent(pdf, fonts, line)] : [];
+  return line ? [lineContent(fonts, line)] : [];
 }
 
 /** What one field draws in its w×h space (empty: nothing to draw). */
-function fieldContent(pdf: PDF, fonts: FontResources, field: FieldDrawing, w: number, h: number): string[] {
+function fieldContent(fonts: FontResources, field: FieldDrawing, w: number, h: number): string[] {
   const pad = { x: Math.min(2, w * 0.06), y: Math.min(1.5, h * 0.1) };
   const area: Area = { x: pad.x, y: pad.y, w: w - 2 * pad.x, h: h - 2 * pad.y };
-  if (field.kind === 'checkbox') return checkboxContent(pdf, fonts, field, area);
-  if (field.kind === 'radio') return radioContent(pdf, fonts, field, area);
+  if (field.kind === 'checkbox') return checkboxContent(fonts, field, area);
+  if (field.kind === 'radio') return radioContent(fonts, field, area);
   const value = oneLine(field.value ?? '');
   if (!value) return [];
   let text = value;
   if (field.kind === 'attachment') text = `${hasGlyph('regular', PAPERCLIP) ? `${PAPERCLIP} ` : ''}Attached: ${value}`;
   const line = fitLine(text, field.kind === 'initials' ? 'oblique' : 'regular', area);
-  return line ? [lineContent(pdf, fonts, line)] : [];
+  return line ? [lineContent(fonts, line)] : [];
 }
 
 /**
@@ -169,24 +175,22 @@ function fieldContent(pdf: PDF, fonts: FontResources, field: FieldDrawing, w: nu
  * the displayed page's top-left corner), on one line fitted to the box. Fields on pages the document lacks are
  * skipped.
  */
-export function drawFields(pdf: PDF, fields: FieldDrawing[]): void {
+export function drawFields(canvas: Canvas, fields: FieldDrawing[]): void {
   if (!fields.length) return;
-  const pages = pdf.getPages();
   const byPage = new Map<number, FieldDrawing[]>();
   for (const field of fields) {
-    if (!pages[field.page - 1]) continue;
+    if (!(field.page >= 1 && field.page <= canvas.pageCount)) continue;
     byPage.set(field.page, [...(byPage.get(field.page) ?? []), field]);
   }
-  const fonts = new FontResources(pdf);
+  const fonts = new FontResources(canvas);
   for (const [pageNo, onPage] of [...byPage].sort(([a], [b]) => a - b)) {
-    const page = pages[pageNo - 1];
-    const shown: PageShown = pageShown(pdf, page);
+    const shown: PageShown = canvas.shown(pageNo);
     const parts: string[] = [];
     for (const field of onPage) {
       const box = shownToUser(field.box, shown);
       const quarter = shown.turn === 90 || shown.turn === 270;
       const [w, h] = quarter ? [box.height, box.width] : [box.width, box.height];
-      const content = fieldContent(pdf, fonts, field, w, h);
+      const content = fieldContent(fonts, field, w, h);
       if (!content.length) continue;
       // Clipped to the box: nothing a value draws reaches past it.
       const matrix = boxMatrix(box, shown.turn).map(num).join(' ');
@@ -194,7 +198,7 @@ export function drawFields(pdf: PDF, fields: FieldDrawing[]): void {
     }
     if (!parts.length) continue;
     const [cx, cy, cw, ch] = shown.crop;
-    const form = pdf.context.register(
+    const form = canvas.scratch.context.register(
       PdfStream.fromDict(
         {
           Type: PdfName.of('XObject'),
@@ -205,9 +209,9 @@ export function drawFields(pdf: PDF, fields: FieldDrawing[]): void {
         ascii(parts.join('\n')),
       ),
     );
-    // A name of its own on each page: pages may share one resources dictionary.
-    const name = `EsignFields${form.objectNumber}`;
-    addForm(pdf, page, name, form);
-    appendContent(pdf, page, pdf.context.register(PdfStream.fromDict({}, ascii(`\nq /${name} Do Q\n`))));
+    // A name of its own on each page (pages may share one resources dictionary), unique to the revision.
+    const name = `EsignFields${canvas.uniqueNumber}_${pageNo}`;
+    canvas.addForm(pageNo, name, form);
+    canvas.appendContent(pageNo, canvas.scratch.context.register(PdfStream.fromDict({}, ascii(`\nq /${name} Do Q\n`))));
   }
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { EmbeddedFont, PDF } from '@libpdf/core';
+import { PDF, type EmbeddedFont } from '@libpdf/core';
 
 /** The DejaVu Sans faces the generated pages use: they cover Latin, Greek and Cyrillic, unlike the standard 14 fonts. */
 export type DejaVuFace = 'regular' | 'bold' | 'oblique';
@@ -102,3 +102,13 @@ export function fontIn(pdf: PDF, key: FontKey): EmbeddedFont {
   }
   return font;
 }
+
+/** Fonts of a process-wide scratch document, for measuring and encoding text without embedding anything. */
+let measuring: PDF | null = null;
+
+/**
+ * The font `key` for measuring text and reading its glyph ids (the same ids whichever document embeds the font):
+ * parsed once per process. Never embedded anywhere: documents get the shared subsets (shared-fonts.ts) or subsets of
+ * their own (revision/canvas.ts).
+ */
+export const measuringFont = (key: FontKey): EmbeddedFont => fontIn((measuring ??= PDF.create()), key);

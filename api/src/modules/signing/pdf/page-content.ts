@@ -112,16 +112,22 @@ function inheritedOf(pdf: PDF, page: PDFPage, key: string): PdfObject | undefine
   return undefined;
 }
 
-function boxOf(pdf: PDF, page: PDFPage, key: string): [number, number, number, number] | null {
+function numbersOf(pdf: PDF, page: PDFPage, key: string): number[] | null {
   const array = inheritedOf(pdf, page, key);
-  if (!(array instanceof PdfArray) || array.length !== 4) return null;
+  if (!(array instanceof PdfArray)) return null;
   const values: number[] = [];
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < array.length; i++) {
     const item = array.at(i);
     const value = item instanceof PdfRef ? pdf.context.resolve(item) : item;
-    if (!(value instanceof PdfNumber) || !Number.isFinite(value.value)) return null;
+    if (!(value instanceof PdfNumber)) return null;
     values.push(value.value);
   }
+  return values;
+}
+
+/** A box array as [x, y, width, height], or null when it is not four finite numbers enclosing an area. */
+function boxOf(values: number[] | null): [number, number, number, number] | null {
+  if (!values || values.length !== 4 || !values.every(Number.isFinite)) return null;
   const [x1, y1, x2, y2] = values;
   const box: [number, number, number, number] = [
     Math.min(x1, x2),
@@ -132,21 +138,32 @@ function boxOf(pdf: PDF, page: PDFPage, key: string): [number, number, number, n
   return box[2] > 0 && box[3] > 0 ? box : null;
 }
 
-/** The page as a viewer shows it, read as the upload's inspection reads it (inherited boxes and /Rotate). */
-export function pageShown(pdf: PDF, page: PDFPage): PageShown {
-  const media = boxOf(pdf, page, 'MediaBox') ?? [0, 0, 612, 792];
-  const crop = boxOf(pdf, page, 'CropBox') ?? media;
+/**
+ * The page as a viewer shows it from its (own or inherited) media box, crop box and /Rotate, read as the upload's
+ * inspection reads them: the crop box within the media box (US Letter without a media box), a quarter turn.
+ */
+export function shownFrom(mediaBox: number[] | null, cropBox: number[] | null, rotate: number): PageShown {
+  const media = boxOf(mediaBox) ?? [0, 0, 612, 792];
+  const crop = boxOf(cropBox) ?? media;
   const x1 = Math.max(crop[0], media[0]);
   const y1 = Math.max(crop[1], media[1]);
   const x2 = Math.min(crop[0] + crop[2], media[0] + media[2]);
   const y2 = Math.min(crop[1] + crop[3], media[1] + media[3]);
-  const rotate = inheritedOf(pdf, page, 'Rotate');
-  const angle =
-    rotate instanceof PdfNumber && Number.isInteger(rotate.value) && rotate.value % 90 === 0 ? rotate.value : 0;
+  const angle = Number.isInteger(rotate) && rotate % 90 === 0 ? rotate : 0;
   return {
     crop: x2 > x1 && y2 > y1 ? [x1, y1, x2 - x1, y2 - y1] : media,
     turn: (((angle % 360) + 360) % 360) as PageShown['turn'],
   };
+}
+
+/** The page as a viewer shows it, read as the upload's inspection reads it (inherited boxes and /Rotate). */
+export function pageShown(pdf: PDF, page: PDFPage): PageShown {
+  const rotate = inheritedOf(pdf, page, 'Rotate');
+  return shownFrom(
+    numbersOf(pdf, page, 'MediaBox'),
+    numbersOf(pdf, page, 'CropBox'),
+    rotate instanceof PdfNumber ? rotate.value : 0,
+  );
 }
 
 /**

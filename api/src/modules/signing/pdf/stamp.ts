@@ -1,23 +1,22 @@
 import { Limits } from '@esign/contract';
 import {
-  PDF,
   PdfArray,
   PdfDict,
   PdfName,
   PdfNumber,
   PdfStream,
-  type EmbeddedFont,
   type PdfObject,
   type PdfRef,
   type PDFImage,
 } from '@libpdf/core';
 import type { PlacedBox } from '../../documents/pdf/geometry';
 import { fromRuns } from '../../documents/pdf/pageRuns';
-import { DocumentNotSignableError, type StampInput, type WidgetPlace } from './engine';
+import type { StampInput, WidgetPlace } from './engine';
 import { embedAttachments } from './attachments';
 import { drawFields } from './fields-draw';
-import { fontIn } from './fonts';
-import { addForm, appendContent, ascii, boxMatrix, isolation, num, pageShown } from './page-content';
+import { measuringFont, type DejaVuFace } from './fonts';
+import { ascii, boxMatrix, num } from './page-content';
+import { glyphHex, type Canvas } from './revision/canvas';
 
 /** The typed name: 24 CSS px (spec section 9) is 18 pt. */
 const TYPED_NAME_PT = (Limits.nameSignatureFontPx * 72) / 96;
@@ -36,24 +35,18 @@ interface Area {
   h: number;
 }
 
-/** The stamp's drawing: the image or name, and in the first box the signature's lines and frame. */
+/** The stamp's drawing: the image or name (in a DejaVu face), and in the first box the signature's lines and frame. */
 interface StampLook {
   image: PDFImage | null;
-  font: EmbeddedFont | null;
+  face: DejaVuFace | null;
   name: string | null;
-  /** The visible signature's lines, in the first box only. */
-  signedBy?: { font: EmbeddedFont; lines: string[] } | null;
+  /** The visible signature's lines (DejaVu Sans), in the first box only. */
+  signedBy?: string[] | null;
 }
-
-const glyphsOf = (font: EmbeddedFont, text: string) =>
-  font
-    .encodeTextToGids(text)
-    .map((gid) => gid.toString(16).padStart(4, '0'))
-    .join('');
 
 /** The image fitted and centred in `area`, or the typed name (18 pt at most) centred in it. */
 function markContent(
-  pdf: PDF,
+  canvas: Canvas,
   look: StampLook,
   area: Area,
   resources: { xobjects: [string, PdfRef][]; fonts: [string, PdfRef][] },
@@ -67,35 +60,41 @@ function markContent(
       `q ${num(w)} 0 0 ${num(h)} ${num(area.x + (area.w - w) / 2)} ${num(area.y + (area.h - h) / 2)} cm /Im0 Do Q`,
     );
   }
-  if (look.font && look.name) {
-    const widthAt1 = Math.max(look.font.widthOfTextAtSize(look.name, 1), 0.001);
+  if (look.face && look.name) {
+    const widthAt1 = Math.max(measuringFont(look.face).widthOfTextAtSize(look.name, 1), 0.001);
     const size = Math.min(TYPED_NAME_PT, area.w / widthAt1, area.h / 1.2);
-    resources.fonts.push(['F0', pdf.fonts.getRef(look.font)]);
+    const { ref, gids } = canvas.fonts.encode(look.face, look.name);
+    resources.fonts.push(['F0', ref]);
     // The baseline a third of the size below the centre puts the letters' middle on the centre.
     const x = area.x + (area.w - widthAt1 * size) / 2;
     const y = area.y + area.h / 2 - size * 0.33;
-    parts.push(`BT /F0 ${num(size)} Tf ${num(x)} ${num(y)} Td <${glyphsOf(look.font, look.name)}> Tj ET`);
+    parts.push(`BT /F0 ${num(size)} Tf ${num(x)} ${num(y)} Td <${glyphHex(gids)}> Tj ET`);
   }
   return parts.join('\n');
 }
 
 /** The visible signature's lines, left-aligned in `area`, the size fitted to the longest line (7 pt at most). */
 function signedByContent(
-  pdf: PDF,
-  block: { font: EmbeddedFont; lines: string[] },
+  canvas: Canvas,
+  lines: string[],
   area: Area,
   resources: { fonts: [string, PdfRef][] },
 ): string {
-  const { font, lines } = block;
-  const widest = Math.max(...lines.map((line) => font.widthOfTextAtSize(line, 1)), 0.001);
+  const widest = Math.max(...lines.map((line) => measuringFont('regular').widthOfTextAtSize(line, 1)), 0.001);
   const size = Math.min(SIGNED_BY_PT, area.w / widest, area.h / (lines.length * 1.25));
-  resources.fonts.push(['F1', pdf.fonts.getRef(font)]);
   const leading = size * 1.25;
   const top = area.y + (area.h + lines.length * leading) / 2 - size;
   return lines
-    .map(
-      (line, i) => `BT /F1 ${num(size)} Tf ${num(area.x)} ${num(top - i * leading)} Td <${glyphsOf(font, line)}> Tj ET`,
-    )
+    .map((line, i) => {
+      // A line with a character outside the shared subset gets the revision's own subset: a name per font.
+      const { ref, gids } = canvas.fonts.encode('regular', line);
+      let name = resources.fonts.find(([, known]) => known === ref)?.[0];
+      if (!name) {
+        name = `F${resources.fonts.length + 1}`;
+        resources.fonts.push([name, ref]);
+      }
+      return `BT /${name} ${num(size)} Tf ${num(area.x)} ${num(top - i * leading)} Td <${glyphHex(gids)}> Tj ET`;
+    })
     .join('\n');
 }
 
@@ -104,7 +103,7 @@ function signedByContent(
  * under it, in a narrow box) inside a thin frame.
  */
 function stampContent(
-  pdf: PDF,
+  canvas: Canvas,
   look: StampLook,
   width: number,
   height: number,
@@ -125,10 +124,10 @@ function stampContent(
     const text: Area = wide
       ? { x: full.x + full.w * 0.44, y: full.y, w: full.w * 0.56, h: full.h }
       : { x: full.x, y: full.y, w: full.w, h: full.h * 0.48 };
-    parts.push(markContent(pdf, look, mark, used));
-    parts.push(signedByContent(pdf, look.signedBy, text, used));
+    parts.push(markContent(canvas, look, mark, used));
+    parts.push(signedByContent(canvas, look.signedBy, text, used));
   } else {
-    parts.push(markContent(pdf, look, full, used));
+    parts.push(markContent(canvas, look, full, used));
   }
   const resources = new PdfDict();
   if (used.xobjects.length) resources.set('XObject', new PdfDict(used.xobjects));
@@ -143,24 +142,24 @@ function stampContent(
  * signed by six parties, thousands of objects written and hashed.
  */
 function stampBoxes(
-  pdf: PDF,
+  canvas: Canvas,
   stamp: StampInput,
   name: string | null,
-  font: EmbeddedFont | null,
-  signedBy: { font: EmbeddedFont; lines: string[] } | null = null,
+  face: DejaVuFace | null,
+  signedBy: string[] | null = null,
 ): WidgetPlace | null {
-  const image = stamp.image ? pdf.embedImage(stamp.image) : null;
-  const pages = pdf.getPages();
+  const { scratch } = canvas;
+  const image = stamp.image ? scratch.embedImage(stamp.image) : null;
   const register = (content: string, dict: Record<string, PdfObject> = {}) =>
-    pdf.context.register(PdfStream.fromDict(dict, ascii(content)));
+    scratch.context.register(PdfStream.fromDict(dict, ascii(content)));
   const forms = new Map<string, { ref: PdfRef; name: string }>();
   const placements = new Map<string, PdfRef>();
-  // Unique among the names the pages already use: the stream object numbers are new in this document.
-  const prefix = `EsignStamp${isolation(pdf).open.objectNumber}_`;
+  // Unique among the names the pages already use: the number is new in this document.
+  const prefix = `EsignStamp${canvas.uniqueNumber}_`;
   // The signer's first box (the lowest page, then the first box listed) carries the visible signature.
   const placed: { box: PlacedBox; page: number }[] = stamp.boxes.flatMap((box) =>
     fromRuns(box.pages)
-      .filter((page) => pages[page - 1])
+      .filter((page) => page >= 1 && page <= canvas.pageCount)
       .map((page) => ({ box, page })),
   );
   const first = placed.reduce<(typeof placed)[number] | null>(
@@ -169,15 +168,15 @@ function stampBoxes(
   );
 
   for (const { box, page: pageNo } of placed) {
-    const page = pages[pageNo - 1];
     const signed = signedBy !== null && first !== null && first.box === box && first.page === pageNo;
     // The turn the upload's inspection saw (an inherited /Rotate too): the console placed the box on that view.
-    const turn = pageShown(pdf, page).turn;
+    const turn = canvas.shown(pageNo).turn;
     const [w, h] = turn === 90 || turn === 270 ? [box.height, box.width] : [box.width, box.height];
     const sizeKey = `${num(w)}x${num(h)}${signed ? ':signed' : ''}`;
     let form = forms.get(sizeKey);
     if (!form) {
-      const { content, resources } = stampContent(pdf, { image, font, name, signedBy: signed ? signedBy : null }, w, h);
+      const look = { image, face, name, signedBy: signed ? signedBy : null };
+      const { content, resources } = stampContent(canvas, look, w, h);
       const ref = register(content, {
         Type: PdfName.of('XObject'),
         Subtype: PdfName.of('Form'),
@@ -194,34 +193,18 @@ function stampBoxes(
       placement = register(`\nq ${matrix} cm /${form.name} Do Q\n`);
       placements.set(placeKey, placement);
     }
-    addForm(pdf, page, form.name, form.ref);
-    appendContent(pdf, page, placement);
+    canvas.addForm(pageNo, form.name, form.ref);
+    canvas.appendContent(pageNo, placement);
   }
   return first
     ? { page: first.page, x: first.box.x, y: first.box.y, width: first.box.width, height: first.box.height }
     : null;
 }
 
-/** Characters the font has no glyph for would render as nothing: show them as '?' instead. */
-function encodable(font: EmbeddedFont, text: string): string {
+/** Characters the face has no glyph for would render as nothing: show them as '?' instead. */
+function encodable(face: DejaVuFace, text: string): string {
+  const font = measuringFont(face);
   return [...text].map((ch) => (font.canEncode(ch) ? ch : '?')).join('');
-}
-
-/**
- * Loads a document for a new signature. One that carries signatures but cannot be saved incrementally is refused
- * (DocumentNotSignableError): without signatures a full rewrite harms nothing; with them it would turn each into a
- * digest mismatch. Shared with external signing (external.ts).
- */
-export async function openForSigning(document: Uint8Array): Promise<PDF> {
-  const pdf = await PDF.load(document);
-  const signed =
-    pdf
-      .getForm()
-      ?.getSignatureFields()
-      .some((field) => field.isSigned()) ?? false;
-  const blocker = pdf.canSaveIncrementally();
-  if (signed && blocker) throw new DocumentNotSignableError(blocker);
-  return pdf;
 }
 
 /**
@@ -230,24 +213,12 @@ export async function openForSigning(document: Uint8Array): Promise<PDF> {
  * that the signature covers exactly what the party filled. `at` dates the attachments (the signing time). Answers
  * the first box (the signature's widget), or null when no box is on a page.
  */
-export function stampParty(pdf: PDF, stamp: StampInput, at: Date = new Date()): WidgetPlace | null {
-  const font = stamp.text ? fontIn(pdf, stamp.text.italic ? 'oblique' : 'regular') : null;
-  const name = font && stamp.text ? encodable(font, stamp.text.value) : null;
-  const linesFont = stamp.signedBy?.length ? fontIn(pdf, 'regular') : null;
-  const signedBy =
-    linesFont && stamp.signedBy
-      ? { font: linesFont, lines: stamp.signedBy.map((line) => encodable(linesFont, line)) }
-      : null;
-  const widget = stampBoxes(pdf, stamp, name, font, signedBy);
-  if (stamp.fields?.length) drawFields(pdf, stamp.fields);
-  if (stamp.attachments?.length) embedAttachments(pdf, stamp.attachments, at);
+export function stampParty(canvas: Canvas, stamp: StampInput, at: Date = new Date()): WidgetPlace | null {
+  const face: DejaVuFace | null = stamp.text ? (stamp.text.italic ? 'oblique' : 'regular') : null;
+  const name = face && stamp.text ? encodable(face, stamp.text.value) : null;
+  const signedBy = stamp.signedBy?.length ? stamp.signedBy.map((line) => encodable('regular', line)) : null;
+  const widget = stampBoxes(canvas, stamp, name, face, signedBy);
+  if (stamp.fields?.length) drawFields(canvas, stamp.fields);
+  if (stamp.attachments?.length) embedAttachments(canvas, stamp.attachments, at);
   return widget;
-}
-
-/**
- * To call before the save that carries a signature. sign() saves without subsetting, which would embed whole DejaVu
- * faces (~700 KB each); finalizing first keeps only the glyphs drawn (sign()'s own finalize is then a no-op).
- */
-export function subsetFonts(pdf: PDF): void {
-  pdf.fonts.finalize(true);
 }

@@ -1,5 +1,4 @@
-import { PDF, type EmbeddedFont } from '@libpdf/core';
-import { fontIn, indicScriptOf, INDIC_SCRIPTS, type DejaVuFace, type FontKey } from './fonts';
+import { indicScriptOf, INDIC_SCRIPTS, measuringFont, type DejaVuFace, type FontKey } from './fonts';
 
 /*
  * Text in several scripts on one line, without a shaping engine: each character is drawn with the first font that has
@@ -14,9 +13,7 @@ export interface TextRun {
   text: string;
 }
 
-/** Fonts of a process-wide scratch document, for measuring and checking glyphs without embedding anything. */
-let scratch: PDF | null = null;
-const measured = (key: FontKey): EmbeddedFont => fontIn((scratch ??= PDF.create()), key);
+const measured = measuringFont;
 
 /** Digits, punctuation, spaces and combining marks: they go with the run they are in when its font has them. */
 const NEUTRAL = /^[\p{Script=Common}\p{Script=Inherited}]/u;
@@ -85,23 +82,4 @@ export function truncated(text: string, face: DejaVuFace, size: number, width: n
     if (widthOf(runs, size) <= width) return runs;
   }
   return [];
-}
-
-/** A run's glyphs as a content stream's hex string (Identity-H: two bytes per glyph), recorded for the subset. */
-export function glyphHex(pdf: PDF, run: TextRun): string {
-  return fontIn(pdf, run.key)
-    .encodeTextToGids(run.text)
-    .map((gid) => gid.toString(16).padStart(4, '0'))
-    .join('');
-}
-
-/** A run's glyphs as bytes (Identity-H), recorded for the subset. */
-export function glyphBytes(pdf: PDF, run: TextRun): Uint8Array {
-  const gids = fontIn(pdf, run.key).encodeTextToGids(run.text);
-  const bytes = new Uint8Array(gids.length * 2);
-  gids.forEach((gid, i) => {
-    bytes[2 * i] = gid >> 8;
-    bytes[2 * i + 1] = gid & 0xff;
-  });
-  return bytes;
 }
