@@ -33,7 +33,6 @@ export const pdfDate = (date: Date): string => `D:${date.toISOString().replace(/
 
 /** A text string (ISO 32000-1, 7.9.2.2): PDFDocEncoding when Latin-1 holds it, else UTF-16BE with its mark. */
 function textString(text: string): PdfString {
-   
   if (/^[\u0020-\u007e\u00a0-\u00ff]*$/.test(text)) return new PdfString(Buffer.from(text, 'latin1'));
   const utf16 = Buffer.from(text, 'utf16le').swap16();
   return new PdfString(Buffer.concat([Buffer.from([0xfe, 0xff]), utf16]));
