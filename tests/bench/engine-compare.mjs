@@ -1,128 +1,220 @@
 #!/usr/bin/env node
 /**
- * The signing engine on every fixture (ARCHITECTURE.md, "Signing engine"): stamp a PNG on every page and sign
- * (PAdES B-B) as an incremental update, twice, with @libpdf/core. Reports per fixture: time, qpdf's verdict (new
- * warnings against the original) and, for files that carry signatures already, whether those still validate.
+ * The side-by-side figure (issue 23): in one run, on the same files, the product completing a 6-signer request and
+ * the bare @libpdf/core loop (the engine Documenso uses) doing the same drawing and signing, as a ratio.
  *
- * This script once compared @libpdf/core with @cantoo/pdf-lib (the maintained pdf-lib fork), which is how the engine
- * was chosen; pdf-lib has since been removed from the product (one PDF library), and with it that column. The figures
- * it recorded are kept in ARCHITECTURE.md as history.
+ *   - The product: the built server (api/dist, SQLite, JOBS_RUNNER=off) takes requests with 6 e-Signature signers,
+ *     every page boxed for each (seal-support.mjs, as seal.mjs), then the seal job runs in this process: 6 signatures
+ *     (stamps on every page, one incremental update each), the certificate of completion and the seal: 7 signatures.
+ *     At B-B for the ratio (the bare loop signs at B-B); at B-LTA beside it (timestamps, the DSS, the archive
+ *     timestamp), freeculture.pdf only.
+ *   - The bare loop: 6 times PDF.load, the same PNG stamped in a box on every page (drawImage), sign at B-B
+ *     (pdf.sign, incremental). No certificate of completion, no seventh signature: the product does more.
+ * Medians of RUNS runs each, alternating product and loop so both see the same load. Every output is checked: the
+ * product's by pdf-verify (7 signatures valid and trusted, evidence of its level) and qpdf; the loop's by pdfsig (6
+ * signatures valid) and qpdf. Target: product / loop <= 0.6 on freeculture.pdf. Also the peak RSS of the process
+ * while it seals freeculture.pdf (the server's modules doing the seal job), target < 400 MB.
  *
- *   node tests/bench/engine-compare.mjs            (needs poppler-utils and qpdf)
+ *   node tests/bench/engine-compare.mjs            (needs the built server, poppler-utils and qpdf)
  */
 import { spawnSync } from 'node:child_process';
 import { webcrypto } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { clearInterval, setInterval } from 'node:timers';
+import { record } from './report.mjs';
+import {
+  cpuTimes,
+  fixture,
+  median,
+  openSealer,
+  preparedData,
+  qpdfClean,
+  sealedWell,
+  signaturePng,
+  stealPercent,
+  verifyAll,
+} from './seal-support.mjs';
+import { entry, repoRoot } from './server.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..', '..');
 const require = createRequire(path.join(repoRoot, 'api', 'package.json'));
-const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
+
+const RUNS = Number(process.env.ENGINE_COMPARE_RUNS ?? 3);
+const FIXTURES = ['freeculture.pdf', 'us_constitution.pdf', 'tracemonkey.pdf'];
+const TARGET_RATIO = 0.6;
+const TARGET_RSS_MB = 400;
+const SIGNERS = 6;
+
 const { PDF, CryptoKeySigner } = await import(require.resolve('@libpdf/core'));
 
-const FIXTURES = [
-  'normal.pdf',
-  'us_constitution.pdf',
-  'tracemonkey.pdf',
-  'freeculture.pdf',
-  'linearized_with_object_streams.pdf',
-  'giraffe.pdf',
-  'american_flag.pdf',
-  'with_cropbox.pdf',
-  'doc_2_3_pages.pdf',
-  'with_update_sections.pdf',
-  'with_signature.pdf',
-  'already_signed.pdf',
-  'already_signed_twice.pdf',
-];
-const png = readFileSync(path.join(shared, 'fixtures', 'faces', 'coffee.png'));
-const alg = { name: 'ECDSA', namedCurve: 'P-256' };
-const keys = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']);
-// A signer only for timing (pdfsig's trust is not what this compares): any certificate-shaped DER will do for
-// @libpdf/core's CMS; a self-signed one is made with the x509 package the product uses.
-require('reflect-metadata');
-const x509 = require('@peculiar/x509');
-x509.cryptoProvider.set(webcrypto);
-const cert = await x509.X509CertificateGenerator.createSelfSigned({
-  serialNumber: '01',
-  name: 'CN=Engine comparison',
-  notBefore: new Date(Date.now() - 86_400_000),
-  notAfter: new Date(Date.now() + 86_400_000),
-  keys,
-  signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
-});
-const signer = new CryptoKeySigner(keys.privateKey, new Uint8Array(cert.rawData), 'EC', 'ECDSA');
+/** A signer for the bare loop: an ECDSA P-256 key and a self-signed certificate (pdfsig checks validity, not trust). */
+async function bareSigner() {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256' };
+  const keys = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']);
+  require('reflect-metadata');
+  const x509 = require('@peculiar/x509');
+  x509.cryptoProvider.set(webcrypto);
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '01',
+    name: 'CN=Engine comparison',
+    notBefore: new Date(Date.now() - 86_400_000),
+    notAfter: new Date(Date.now() + 86_400_000),
+    keys,
+    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+  });
+  return new CryptoKeySigner(keys.privateKey, new Uint8Array(cert.rawData), 'EC', 'ECDSA');
+}
 
-const qpdfWarnings = (file) => {
-  const r = spawnSync('qpdf', ['--check', file], { encoding: 'utf8' });
-  // Without the file's own path, so warnings of two files compare.
-  const warnings = (r.stdout + r.stderr)
-    .split('\n')
-    .filter((l) => /WARNING/i.test(l))
-    .map((l) => l.split(file).join('FILE'));
-  return { code: r.status, warnings };
-};
-const earlierValid = (file, count) => {
+/** The bare @libpdf/core loop: 6 stamps on every page and 6 signatures, one incremental save each. */
+async function bareLoop(original, png, signer) {
+  const t0 = process.hrtime.bigint();
+  let bytes = original;
+  for (let i = 0; i < SIGNERS; i++) {
+    const pdf = await PDF.load(bytes);
+    const image = pdf.embedImage(png);
+    for (const page of pdf.getPages()) page.drawImage(image, { x: 20 + 90 * i, y: 60, width: 80, height: 40 });
+    bytes = (await pdf.sign({ signer, fieldName: `Compare${i}`, level: 'B-B', estimatedSize: 16384 })).bytes;
+  }
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, bytes };
+}
+
+/** pdfsig's verdicts on a file: every signature valid, and how many. */
+function pdfsigValid(file) {
   const text = spawnSync('pdfsig', [file], { encoding: 'utf8' }).stdout;
   const results = [...text.matchAll(/Signature Validation: (.*)/g)].map((m) => m[1]);
-  return results.slice(0, count).every((r) => r === 'Signature is Valid.');
-};
-
-const tmp = mkdtempSync(path.join(tmpdir(), 'engine-compare-'));
-const rows = [];
-for (const name of FIXTURES) {
-  const original = readFileSync(path.join(shared, 'fixtures', 'pdfs', name));
-  const origFile = path.join(tmp, name);
-  writeFileSync(origFile, original);
-  const before = qpdfWarnings(origFile);
-  const existing = (spawnSync('pdfsig', [origFile], { encoding: 'utf8' }).stdout.match(/Signature #/g) ?? []).length;
-  const row = { name, existing };
-
-  // @libpdf/core: stamp + sign, twice.
-  try {
-    let bytes = original;
-    const t0 = performance.now();
-    let reason = null;
-    for (let i = 0; i < 2; i++) {
-      const pdf = await PDF.load(bytes);
-      reason ??= pdf.canSaveIncrementally();
-      const image = pdf.embedImage(png);
-      for (const page of pdf.getPages()) page.drawImage(image, { x: 20 + 60 * i, y: 20, width: 50, height: 30 });
-      bytes = (await pdf.sign({ signer, fieldName: `Compare${i}`, level: 'B-B', estimatedSize: 16384 })).bytes;
-    }
-    row.libpdfMs = Math.round(performance.now() - t0);
-    const out = path.join(tmp, `libpdf-${name}`);
-    writeFileSync(out, bytes);
-    const q = qpdfWarnings(out);
-    row.libpdf = {
-      incremental: reason === null,
-      qpdfErrors: q.code === 2,
-      newWarnings: q.warnings.filter((w) => !before.warnings.includes(w)).length,
-      earlierValid: existing ? earlierValid(out, existing) : null,
-    };
-  } catch (e) {
-    row.libpdf = { error: String(e.message ?? e).slice(0, 80) };
-  }
-
-  rows.push(row);
+  return { count: results.length, valid: results.length > 0 && results.every((r) => r === 'Signature is Valid.') };
 }
-rmSync(tmp, { recursive: true, force: true });
 
-const cell = (r) =>
-  r.error
-    ? `error: ${r.error}`
-    : [
-        r.incremental === false ? 'REWRITES' : null,
-        r.qpdfErrors ? 'qpdf errors' : null,
-        r.newWarnings ? `${r.newWarnings} new qpdf warnings` : null,
-        r.earlierValid === false ? 'EARLIER SIGNATURES BROKEN' : r.earlierValid ? 'earlier signatures valid' : null,
-      ]
-        .filter(Boolean)
-        .join(', ') || 'clean';
-console.log('| fixture | @libpdf/core stamp+sign x2 | ms |');
-console.log('|---|---|---|');
-for (const r of rows) console.log(`| ${r.name} | ${cell(r.libpdf)} | ${r.libpdfMs ?? '-'} |`);
+/** The process's peak resident set while `fn` runs (sampled every 5 ms, and the kernel's high-water mark). */
+async function peakRss(fn) {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
+  try {
+    const result = await fn();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { result, peakMb: peak / 2 ** 20 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function main() {
+  if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run npm run build first.`);
+  const cpuStart = cpuTimes();
+  const loadStart = os.loadavg()[0];
+  // Every request the run needs, prepared before any clock starts: RUNS at B-B per fixture, one at B-LTA.
+  const plan = [];
+  for (const name of FIXTURES) {
+    for (let r = 0; r < RUNS; r++) plan.push({ name, level: 'B-B' });
+    if (name === 'freeculture.pdf') plan.push({ name, level: 'B-LTA' });
+  }
+  const prepared = await preparedData(plan.map(({ name }) => ({ name })));
+  const png = signaturePng();
+  const signer = await bareSigner();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esign-engine-compare-'));
+  const sealer = await openSealer(prepared.dataDir, prepared.publicUrl);
+  const rows = [];
+  const sealed = [];
+  let rssMb = null;
+  try {
+    // Warm-up of the loop's code (not counted); the seal job's own warm-up is openSealer's (certificates, the TSA).
+    await bareLoop(fs.readFileSync(fixture('us_constitution.pdf')), png, signer);
+    for (const name of FIXTURES) {
+      const original = fs.readFileSync(fixture(name));
+      const product = [];
+      const bare = [];
+      let bareOut = null;
+      for (const [i, step] of plan.entries()) {
+        if (step.name !== name || step.level !== 'B-B') continue;
+        const refId = prepared.refIds[i];
+        // Peak RSS on freeculture.pdf's first seal (a fresh process has sealed nothing of it before).
+        const { result, peakMb } = await peakRss(() => sealer.seal(refId, 'B-B'));
+        if (name === 'freeculture.pdf' && rssMb === null) rssMb = peakMb;
+        product.push(result.ms);
+        sealed.push({ name, ...result });
+        const loop = await bareLoop(original, png, signer);
+        bare.push(loop.ms);
+        bareOut = loop.bytes;
+      }
+      const file = path.join(dir, `bare-${name}`);
+      fs.writeFileSync(file, bareOut);
+      const sig = pdfsigValid(file);
+      const bareOk = sig.count === SIGNERS && sig.valid && qpdfClean(file);
+      let lta = null;
+      const ltaAt = plan.findIndex((s) => s.name === name && s.level === 'B-LTA');
+      if (ltaAt >= 0) {
+        const result = await sealer.seal(prepared.refIds[ltaAt], 'B-LTA');
+        sealed.push({ name, ...result });
+        lta = result.ms;
+      }
+      rows.push({
+        name,
+        product: median(product),
+        productRuns: product,
+        bare: median(bare),
+        bareRuns: bare,
+        bareOk,
+        lta,
+      });
+    }
+  } finally {
+    await sealer.close();
+  }
+  const checks = await verifyAll(prepared, sealed);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(prepared.dataDir, { recursive: true, force: true });
+  const steal = stealPercent(cpuStart, cpuTimes());
+  const load = `load ${loadStart.toFixed(2)} → ${os.loadavg()[0].toFixed(2)}, steal ${steal ?? '?'} %`;
+
+  let ok = true;
+  console.log(
+    `\nSide by side (${RUNS} runs each, medians; ${load}): the product completing a 6-signer request (every page boxed, ` +
+      '6 signatures, certificate of completion and seal: 7 signatures) vs the bare @libpdf/core loop (6 stamps on ' +
+      'every page, 6 signatures, B-B)',
+  );
+  console.log('| fixture | product B-B ms | bare loop B-B ms | ratio | product B-LTA ms | outputs |');
+  console.log('|---|---|---|---|---|---|');
+  for (const row of rows) {
+    const mine = sealed.map((s, i) => ({ s, c: checks[i] })).filter(({ s }) => s.name === row.name);
+    const productOk = mine.every(({ s, c }) => sealedWell(s, c));
+    const ratio = row.product / row.bare;
+    const target = row.name === 'freeculture.pdf' ? TARGET_RATIO : null;
+    const pass = productOk && row.bareOk && (target === null || ratio <= target);
+    ok &&= pass;
+    const outputs = `${productOk ? 'product: 7 valid, qpdf clean' : 'PRODUCT OUTPUT BAD'}; ${row.bareOk ? 'loop: 6 valid, qpdf clean' : 'LOOP OUTPUT BAD'}`;
+    console.log(
+      `| ${row.name} | ${row.product.toFixed(0)} (${row.productRuns.map((v) => v.toFixed(0)).join(', ')}) | ` +
+        `${row.bare.toFixed(0)} (${row.bareRuns.map((v) => v.toFixed(0)).join(', ')}) | ${ratio.toFixed(2)}x | ` +
+        `${row.lta === null ? '-' : row.lta.toFixed(0)} | ${outputs} |`,
+    );
+    record({
+      bench: 'engine-compare',
+      measure: `${row.name}: product (B-B) / bare @libpdf/core loop (B-B), 6 signers, every page`,
+      value: ratio.toFixed(2),
+      unit: 'x',
+      target: target === null ? null : `<= ${target}x, every output valid`,
+      ok: target === null ? productOk && row.bareOk : pass,
+      note:
+        `product ${row.product.toFixed(0)} ms, loop ${row.bare.toFixed(0)} ms (medians of ${RUNS})` +
+        `${row.lta === null ? '' : `; product at B-LTA ${row.lta.toFixed(0)} ms`}; ${load}`,
+    });
+  }
+  if (rssMb !== null) {
+    const pass = rssMb < TARGET_RSS_MB;
+    ok &&= pass;
+    console.log(`Peak RSS while sealing freeculture.pdf (the seal job in this process): ${rssMb.toFixed(0)} MB`);
+    record({
+      bench: 'engine-compare',
+      measure: 'peak RSS while sealing freeculture.pdf (B-B, the seal job in-process)',
+      value: rssMb.toFixed(0),
+      unit: 'MB',
+      target: `< ${TARGET_RSS_MB} MB`,
+      ok: pass,
+    });
+  }
+  if (!ok) process.exitCode = 1;
+}
+
+await main();
