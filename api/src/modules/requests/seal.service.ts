@@ -34,6 +34,7 @@ import {
   SigningEngine,
   levelRank,
   type ArchivedDocument,
+  type DocumentInput,
   type FinishedSignature,
   type PreparedSignature,
 } from '../signing/pdf/engine';
@@ -122,9 +123,18 @@ export function eventDetail(data: Record<string, unknown> | null, timeZone?: str
  * content-addressed, so a run that loses leaves at most an unreferenced file. A failing run records the error on the
  * request (the console shows it), and the job is retried with backoff; `manage reseal` runs it by hand.
  */
+/** How many documents SealService keeps for the next revision (each a few MB for a large book). */
+const RECENT_DOCUMENTS = 4;
+
 @Injectable()
 export class SealService implements OnModuleInit {
   private readonly log = new Logger('Seal');
+  /**
+   * The documents this process stored last, by storage key (issue 23). Keys are the SHA-256 of the bytes, so a key
+   * found here names exactly these bytes: the next revision of a job takes the engine's version (bytes, running hash
+   * and structure read) instead of reading the file back, hashing it and parsing its structure again.
+   */
+  private readonly recent = new Map<string, FinishedSignature['signed']>();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -221,6 +231,20 @@ export class SealService implements OnModuleInit {
     throw new Error(`the seal of request ${refId} did not settle after ${MAX_ROUNDS} rounds`);
   }
 
+  /** The stored document `key` for the engine: the version this process made when it has it, else read from storage. */
+  private async document(key: string): Promise<DocumentInput> {
+    return this.recent.get(key) ?? (await this.storage.get(key));
+  }
+
+  /** Keeps the engine's version of a document just stored (a few, the newest last: concurrent jobs each find theirs). */
+  private remember(key: string, document: FinishedSignature['signed']): void {
+    // The storage key is the SHA-256 the engine kept running: a difference would be a bug, and nothing is kept then.
+    if (document.key !== key) return;
+    this.recent.delete(key);
+    this.recent.set(key, document);
+    while (this.recent.size > RECENT_DOCUMENTS) this.recent.delete(this.recent.keys().next().value!);
+  }
+
   /**
    * Applies one party's signature to the current document: an electronic signature is prepared (stamp, visible
    * signature, field) and signed here with a one-time certificate in the signer's name; an Aadhaar or DSC signature
@@ -244,11 +268,12 @@ export class SealService implements OnModuleInit {
     const now = this.clock.now();
     const attachments = await attachmentsOf(job, (key) => this.storage.get(key));
     const { stamp, field } = partySignatureSpec(job, now, attachments);
-    const prepared = await this.engine.prepareParty(await this.storage.get(base), stamp, field);
+    const prepared = await this.engine.prepareParty(await this.document(base), stamp, field);
     const { signer, certificate } = await this.pki.signerFor(org, party);
     const cms = await this.engine.signWith(prepared.digest, signer);
     const finished = await this.finish(req, party, prepared, cms, policy);
     const stored = await this.storage.put(Buffer.from(finished.document));
+    this.remember(stored.key, finished.signed);
     const committed = await this.db.transaction((manager) =>
       this.commitSigned(manager, req, party.id, base, stored.key, certificate, now, finished, (me) =>
         Boolean(me.signatureSubmittedAt),
@@ -271,6 +296,7 @@ export class SealService implements OnModuleInit {
     const prepared = this.engine.preparedFrom(await this.storage.get(external.preparedFileKey));
     const finished = await this.finish(req, party, prepared, await this.storage.get(external.cmsKey), policy);
     const stored = await this.storage.put(Buffer.from(finished.document));
+    this.remember(stored.key, finished.signed);
     const committed = await this.db.transaction(async (manager) => {
       const done = await this.commitSigned(
         manager,
@@ -505,7 +531,7 @@ export class SealService implements OnModuleInit {
       fields: certificateFields(parties),
     };
     const seal = await this.pki.sealSigner(org);
-    const prepared = await this.engine.prepareCompletion(await this.storage.get(base), certificate, {
+    const prepared = await this.engine.prepareCompletion(await this.document(base), certificate, {
       fieldName: 'esign_seal',
       name: org.name,
       reason: `Sealed by ${org.name}: every party has signed (Ref ID ${req.refId})`,
@@ -517,7 +543,7 @@ export class SealService implements OnModuleInit {
     let level: SignatureLevel = sealed.level;
     let archive: ArchivedDocument | null = null;
     if (planned === 'B-LT' || planned === 'B-LTA') {
-      archive = await this.engine.archive(sealed.document, planned);
+      archive = await this.engine.archive(sealed.signed, planned);
       document = archive.document;
       level = archive.level;
     }
