@@ -37,6 +37,7 @@ const runStart = cpuTimes();
 for (const script of [
   'lists.mjs',
   'seal.mjs',
+  'engine-compare.mjs',
   'bulk.mjs',
   'signer-page.mjs',
   'http.mjs',

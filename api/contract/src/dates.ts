@@ -30,11 +30,21 @@ const formatter = (timeZone: string, withTime: boolean, locale: string): Intl.Da
   return found;
 };
 
+/**
+ * Zones found valid, so a formatter is not built again to ask (the seal's certificate asks for every audit event).
+ * Bounded: the IANA names are a few hundred, but the runtime also accepts them in any letter case.
+ */
+const validZones = new Set<string>();
+const VALID_ZONES_KEPT = 1_000;
+
 /** True for an IANA time zone this runtime knows ('Asia/Kolkata', 'Europe/London', 'UTC'). */
 export function isTimeZone(value: unknown): value is string {
   if (typeof value !== 'string' || !value || value.length > 64) return false;
+  if (validZones.has(value)) return true;
   try {
     new Intl.DateTimeFormat('en-IN', { timeZone: value });
+    if (validZones.size >= VALID_ZONES_KEPT) validZones.clear();
+    validZones.add(value);
     return true;
   } catch {
     return false;

@@ -12,6 +12,7 @@ import {
   RevocationDataError,
   type CertStatus,
 } from '../pki/ocsp';
+import { parsedCertificate } from '../pki/parsed-certificates';
 import { PkiRegistry } from '../pki/pki-registry.service';
 import { PkiResponder } from '../pki/pki-responder.service';
 import { CertificateRevokedError, Revocation, RevocationRecord } from './revocation';
@@ -29,7 +30,7 @@ const UNAVAILABLE_REUSE_MS = 60_000;
 
 type Fetched = { der: Uint8Array; status: CertStatus } | { failure: string };
 
-const parse = (der: Uint8Array) => new x509.X509Certificate(Buffer.from(der));
+const parse = (der: Uint8Array) => parsedCertificate(der);
 const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
 const isSelfIssued = (cert: x509.X509Certificate) => cert.subject === cert.issuer;
 const web = (url: string) => /^https?:\/\//i.test(url);

@@ -123,6 +123,22 @@ function certificateOf(certificateDer: Uint8Array): Certificate {
   }
 }
 
+/** Issuers' certificates parsed, by their DER: the organisation's CA and the root go into every signature's CMS. */
+const chainCertificates = new Map<string, Certificate>();
+const CHAIN_CERTIFICATES_KEPT = 64;
+
+/** A certificate of a CMS's chain, parsed once per process (only serialised again: never changed). */
+function chainCertificate(der: Uint8Array): Certificate {
+  const key = Buffer.from(der).toString('base64');
+  let certificate = chainCertificates.get(key);
+  if (!certificate) {
+    certificate = certificateOf(der);
+    if (chainCertificates.size >= CHAIN_CERTIFICATES_KEPT) chainCertificates.clear();
+    chainCertificates.set(key, certificate);
+  }
+  return certificate;
+}
+
 /**
  * The DER of PAdES B-B signed attributes, encoded as a SET (tag 0x31): what the signer's key signs. contentType
  * (id-data), messageDigest, and signing-certificate-v2 (an ESSCertIDv2 with the certificate's SHA-256 and issuer and
@@ -251,7 +267,7 @@ export function assembleCms(parts: CmsParts): Uint8Array {
     digestAlgorithms: new DigestAlgorithmIdentifiers([new DigestAlgorithmIdentifier({ algorithm: CmsOid.sha256 })]),
     encapContentInfo: new EncapsulatedContentInfo({ eContentType: id_data }),
     certificates: new CertificateSet(
-      certificates.map((c) => new CertificateChoices({ certificate: AsnConvert.parse(c, Certificate) })),
+      certificates.map((c) => new CertificateChoices({ certificate: chainCertificate(c) })),
     ),
     signerInfos: new SignerInfos([signerInfo]),
   });
@@ -264,10 +280,21 @@ export function assembleCms(parts: CmsParts): Uint8Array {
   return cms;
 }
 
+/**
+ * CMS parsed already, by the very array (issue 23: a signature's CMS was parsed again for each thing read from it, its
+ * digest, its signature value, its certificates, and ASN.1 parsing was the seal's largest cost). Read-only use: the
+ * one caller that changes a SignedData (withSignatureTimestamp) parses its own.
+ */
+const parsedCms = new WeakMap<Uint8Array, SignedData>();
+
 function signedDataOf(cmsDer: Uint8Array): SignedData {
+  const known = parsedCms.get(cmsDer);
+  if (known) return known;
   const info = AsnConvert.parse(cmsDer, ContentInfo);
   if (info.contentType !== id_signedData) throw new Error('The CMS is not SignedData.');
-  return AsnConvert.parse(info.content, SignedData);
+  const signedData = AsnConvert.parse(info.content, SignedData);
+  parsedCms.set(cmsDer, signedData);
+  return signedData;
 }
 
 function firstSigner(signedData: SignedData): SignerInfo {

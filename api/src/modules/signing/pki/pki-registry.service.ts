@@ -19,6 +19,7 @@ import {
 import { keyHashes, normaliseSerial, REVOCATION_REASONS, type RevocationReason, type SigningKey } from './ocsp';
 import { PkiAuthorityEntity } from './pki-authority.entity';
 import { PkiCertificateEntity, type PkiCertificateKind } from './pki-certificate.entity';
+import { parsedCertificate } from './parsed-certificates';
 import { SealKeyEntity } from './seal-key.entity';
 
 type CryptoKey = webcrypto.CryptoKey;
@@ -26,8 +27,7 @@ type CryptoKey = webcrypto.CryptoKey;
 /** A certificate as the registry is given it: PEM or DER. */
 export type CertificateInput = string | Uint8Array;
 
-const certificate = (input: CertificateInput) =>
-  new x509.X509Certificate(typeof input === 'string' ? input : Buffer.from(input));
+const certificate = (input: CertificateInput) => parsedCertificate(input);
 const pemOf = (cert: x509.X509Certificate) => `${cert.toString('pem')}\n`;
 /** A responder certificate is replaced a week before it expires (and when the clock is before its start). */
 const RESPONDER_RENEWAL_MS = 7 * 24 * 3_600_000;
