@@ -1,21 +1,17 @@
 import { Limits, StaffRoutes } from '@esign/contract';
-import { Admin, CustomRoutes, Notification, memoryStore } from 'react-admin';
+import { Admin, CustomRoutes, Notification, Resource, memoryStore } from 'react-admin';
 import { Navigate, Route } from 'react-router-dom';
 import { authProvider } from './authProvider';
 import { dataProvider } from './dataProvider';
+import drafts from './drafts';
 import StaffLayout from './layout/StaffLayout';
-import ClientList from './pages/ClientList';
-import Dashboard from './pages/Dashboard';
-import Drafts from './pages/Drafts';
-import MailSent from './pages/MailSent';
-import NotFound from './pages/NotFound';
 import Outbox from './outbox/Outbox';
-import RequestInitiate from './pages/RequestInitiate';
+import ClientList from './pages/ClientList';
+import NotFound from './pages/NotFound';
 import SignIn from './pages/SignIn';
+import requests, { MailSent, RequestInitiate, RequestList, Upload } from './requests';
 import Settings from './settings/Settings';
-import Upload from './pages/Upload';
-import TemplateCreate from './templates/TemplateCreate';
-import TemplateList from './templates/TemplateList';
+import templates from './templates';
 import { theme } from './theme';
 
 const ToNotFound = () => <Navigate to={StaffRoutes.notFound} replace />;
@@ -24,9 +20,12 @@ const ToNotFound = () => <Navigate to={StaffRoutes.notFound} replace />;
 const ToastArea = () => <Notification autoHideDuration={Limits.toastMs} />;
 
 /**
- * The staff console. Routes are the specification's (section 2): public ones without a layout, staff ones inside
- * StaffLayout, which checks the session. react-admin's own /login page is off; the sign-in page is /sign-in.
- * The store lives in memory so that local storage only ever holds the session values of the specification.
+ * The staff console: react-admin resources (one folder each under src/, its index.ts spread into <Resource>) and the
+ * specification's screens (section 2) at their routes: public ones without a layout, staff ones inside StaffLayout,
+ * which checks the session. Where a route is not a resource's (the dashboard is the requests list, the creation flow
+ * is /request-initiate, /upload and /mail-sent) it is a custom route. react-admin's own /login page is off; the
+ * sign-in page is /sign-in. The store lives in memory so that local storage only ever holds the session values of the
+ * specification.
  */
 const App = () => (
   <Admin
@@ -48,16 +47,16 @@ const App = () => (
       <Route path={StaffRoutes.list} element={<ClientList />} />
     </CustomRoutes>
     <CustomRoutes>
-      <Route path={StaffRoutes.dashboard} element={<Dashboard />} />
-      <Route path={StaffRoutes.drafts} element={<Drafts />} />
+      <Route path={StaffRoutes.dashboard} element={<RequestList />} />
       <Route path={StaffRoutes.requestInitiate} element={<RequestInitiate />} />
       <Route path={StaffRoutes.upload} element={<Upload />} />
       <Route path={StaffRoutes.mailSent} element={<MailSent />} />
-      <Route path={StaffRoutes.templates} element={<TemplateList />} />
-      <Route path={StaffRoutes.templateCreate} element={<TemplateCreate />} />
       <Route path={StaffRoutes.outbox} element={<Outbox />} />
       <Route path={StaffRoutes.settings} element={<Settings />} />
     </CustomRoutes>
+    <Resource name="requests" {...requests} />
+    <Resource name="drafts" {...drafts} />
+    <Resource name="templates" {...templates} />
   </Admin>
 );
 

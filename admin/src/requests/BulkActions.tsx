@@ -18,7 +18,7 @@ import { useCloseNotification, useListContext, useNotify, useRefresh } from 'rea
 import { useNavigate } from 'react-router-dom';
 import { errorText, orgId, v1 } from '../api';
 import WaitBackdrop from '../components/WaitBackdrop';
-import { fill } from '../placement/geometry';
+import { fill } from './placement/geometry';
 import { startEditingDraft } from '../session';
 
 type Action = 'delete' | 'duplicate';

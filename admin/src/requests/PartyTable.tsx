@@ -3,9 +3,12 @@ import type { PartyView, RequestListItem } from '@esign/contract';
 import { Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useNotify, useRecordContext, useRefresh } from 'react-admin';
+import { Link as RouterLink } from 'react-router-dom';
 import { orgId, v1 } from '../api';
+import { ConsoleTexts } from '../texts';
+import { requestShowPath } from './paths';
 import { useFormatTime } from '../organisation/OrganisationContext';
-import { fill } from '../placement/geometry';
+import { fill } from './placement/geometry';
 
 const COLUMNS = [
   'Party name',
@@ -83,18 +86,28 @@ const PartyStatus = ({ party }: { party: PartyView }) => {
 
 /**
  * The expanded row of a request or a draft: one line per party (spec section 2, Dashboard); under it, for a completed
- * request, the link to its verification report (issue 19: signatures, levels, timestamps, revocation data).
+ * request, the link to its verification report (issue 19: signatures, levels, timestamps, revocation data), and on the
+ * dashboard (`details`) the link to the request's page (issue 22), so the row itself shows what the spec says.
  */
-const PartyTable = () => {
+const PartyTable = ({ details = false }: { details?: boolean }) => {
   const record = useRecordContext<RequestListItem>();
   if (!record) return null;
   const report = record.request_status === 'completed' ? record.verification_url : null;
   return (
     <>
       <Parties record={record} />
-      {report && (
-        <Box sx={{ px: 2, py: 1, bgcolor: 'background.default' }} data-testid="verification-report">
-          <DocLink href={report} label={Messages.verificationReport} />
+      {(report || details) && (
+        <Box sx={{ px: 2, py: 1, bgcolor: 'background.default', display: 'flex', gap: 3, flexWrap: 'wrap' }}>
+          {report && (
+            <Box component="span" data-testid="verification-report">
+              <DocLink href={report} label={Messages.verificationReport} />
+            </Box>
+          )}
+          {details && (
+            <Link component={RouterLink} to={requestShowPath(record.refId)} data-testid="request-page-link">
+              {ConsoleTexts.requestPageLink}
+            </Link>
+          )}
         </Box>
       )}
     </>

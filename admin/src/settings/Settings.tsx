@@ -24,7 +24,7 @@ import { errorText, v1 } from '../api';
 import PageHeading from '../components/PageHeading';
 import WaitBackdrop from '../components/WaitBackdrop';
 import { organisationPath, useOrganisation } from '../organisation/OrganisationContext';
-import { fill } from '../placement/geometry';
+import { fill } from '../requests/placement/geometry';
 import {
   THRESHOLD,
   changedFields,

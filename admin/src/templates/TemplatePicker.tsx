@@ -1,28 +1,11 @@
 import { Limits, Messages, StaffRoutes } from '@esign/contract';
-import {
-  Alert,
-  Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  Link,
-  Radio,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-} from '@mui/material';
+import { Button, Dialog, DialogActions, DialogContent, DialogTitle, Link } from '@mui/material';
 import { useState } from 'react';
-import { ListBase, useDataProvider, useNotify } from 'react-admin';
+import { ListBase, useDataProvider, useListContext, useNotify } from 'react-admin';
 import { Link as RouterLink } from 'react-router-dom';
-import { templateErrorText } from './errors';
-import { TemplatePagination, TemplateRowsOr, TemplateSearch } from './TemplateListParts';
-import TemplateSortHeader from './TemplateSortHeader';
+import TemplateGrid from './TemplateGrid';
 import type { TemplateView } from './types';
-import { templateListProps, useTemplateList } from './useTemplates';
+import { templateListProps } from './useTemplates';
 
 export type { TemplateView } from './types';
 
@@ -71,7 +54,7 @@ const PickerContent = ({
 }: Omit<TemplatePickerProps, 'open'>) => {
   const notify = useNotify();
   const dataProvider = useDataProvider();
-  const { rows, isPending, error, sort, onSort, emptyText } = useTemplateList();
+  const { data: rows = [] } = useListContext<TemplateView>();
   // The row picked (its template once clicked: it may be on another page by Select); the caller's choice at first.
   const [picked, setPicked] = useState<{ id: string; template?: TemplateView } | null>(
     selectedId ? { id: selectedId } : null,
@@ -104,68 +87,10 @@ const PickerContent = ({
         >
           {Messages.createTemplate}
         </Link>
-        {error ? (
-          <Alert severity="error" sx={{ mb: 1 }}>
-            {templateErrorText(error)}
-          </Alert>
-        ) : null}
-        <TemplateSearch />
-        <TableContainer>
-          <Table size="small" aria-label={Messages.pickTemplate}>
-            <TableHead>
-              <TableRow>
-                <TableCell padding="checkbox" />
-                <TemplateSortHeader field="template_name" sort={sort} onSort={onSort}>
-                  {Messages.templateNameColumn}
-                </TemplateSortHeader>
-                <TemplateSortHeader field="template_id" sort={sort} onSort={onSort}>
-                  {Messages.templateIdColumn}
-                </TemplateSortHeader>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              <TemplateRowsOr
-                pending={isPending}
-                empty={rows.length === 0 && !error}
-                columns={3}
-                emptyText={emptyText}
-                emptyTestId="template-picker-empty"
-                compact
-              >
-                {rows.map((template) => {
-                  const selected = template.id === picked?.id;
-                  return (
-                    <TableRow
-                      key={template.id}
-                      hover
-                      selected={selected}
-                      aria-selected={selected}
-                      onClick={() => setPicked({ id: template.id, template })}
-                      data-testid="template-picker-row"
-                      data-template-id={template.template_id}
-                      data-template-name={template.template_name}
-                      sx={{ cursor: 'pointer' }}
-                    >
-                      <TableCell padding="checkbox">
-                        <Radio
-                          checked={selected}
-                          onChange={() => setPicked({ id: template.id, template })}
-                          value={template.id}
-                          name="template"
-                          size="small"
-                          slotProps={{ input: { 'aria-label': template.template_name } }}
-                        />
-                      </TableCell>
-                      <TableCell>{template.template_name}</TableCell>
-                      <TableCell sx={{ fontFamily: 'monospace', fontSize: 13 }}>{template.template_id}</TableCell>
-                    </TableRow>
-                  );
-                })}
-              </TemplateRowsOr>
-            </TableBody>
-          </Table>
-        </TableContainer>
-        <TemplatePagination rowsPerPageOptions={Limits.pageSizes} />
+        <TemplateGrid
+          label={Messages.pickTemplate}
+          pick={{ pickedId: picked?.id ?? null, onPick: (template) => setPicked({ id: template.id, template }) }}
+        />
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>{Messages.cancelButton}</Button>

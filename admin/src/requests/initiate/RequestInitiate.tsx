@@ -24,10 +24,10 @@ import {
 import { useEffect, useMemo, useState } from 'react';
 import { useNotify } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
-import { errorText, orgId, v1 } from '../api';
-import PageHeading from '../components/PageHeading';
-import WaitBackdrop from '../components/WaitBackdrop';
-import FileDialog from '../initiate/FileDialog';
+import { errorText, orgId, v1 } from '../../api';
+import PageHeading from '../../components/PageHeading';
+import WaitBackdrop from '../../components/WaitBackdrop';
+import FileDialog from './FileDialog';
 import {
   NEEDS_TO_SIGN,
   RECEIVES_COPY,
@@ -37,13 +37,13 @@ import {
   validateInitiate,
   type FormProblem,
   type RecipientForm,
-} from '../initiate/form';
-import RecipientCard from '../initiate/RecipientCard';
-import TemplateValues, { NO_CHANGES, templateValuesPayload, templateValuesProblem } from '../initiate/TemplateValues';
-import type { TemplateValueChanges } from '../initiate/TemplateValues';
-import { useOrganisation } from '../organisation/OrganisationContext';
-import TemplatePicker from '../templates/TemplatePicker';
-import type { TemplateView } from '../templates/types';
+} from './form';
+import RecipientCard from './RecipientCard';
+import TemplateValues, { NO_CHANGES, templateValuesPayload, templateValuesProblem } from './TemplateValues';
+import type { TemplateValueChanges } from './TemplateValues';
+import { useOrganisation } from '../../organisation/OrganisationContext';
+import { TemplatePicker } from '../../templates';
+import type { TemplateView } from '../../templates/types';
 
 type UploadType = (typeof FILE_UPLOAD_TYPES)[number];
 const [CHOOSE_FILE, CHOOSE_TEMPLATE] = FILE_UPLOAD_TYPES;

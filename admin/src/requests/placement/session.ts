@@ -1,7 +1,7 @@
 import { DEFAULT_RECTANGLE } from '@esign/contract';
 import type { PlacementInput, UploadedRecipient, UploadResponse } from '@esign/contract';
-import { toFieldInput } from '../fields/model';
-import type { PlacedField } from '../fields/model';
+import { toFieldInput } from '../../fields/model';
+import type { PlacedField } from '../../fields/model';
 import { allPages, parseRectangle, round2, stagedBox, toRectangle } from './geometry';
 import type { Box } from './geometry';
 

@@ -2,23 +2,17 @@ import { Messages, StaffRoutes } from '@esign/contract';
 import AddIcon from '@mui/icons-material/Add';
 import DescriptionOutlinedIcon from '@mui/icons-material/DescriptionOutlined';
 import { Box, Button, Card, CardContent } from '@mui/material';
-import { Datagrid, List, Pagination, SearchInput, TextField, useListContext } from 'react-admin';
+import { useListContext } from 'react-admin';
 import type { MouseEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import ModeBadge from '../components/ModeBadge';
 import NoData from '../components/NoData';
 import PageHeading from '../components/PageHeading';
-import TimeField from '../components/TimeField';
 import OutboxLink from '../outbox/OutboxLink';
-import BulkActions from '../requests/BulkActions';
-import PartyTable from '../requests/PartyTable';
-import ProgressField from '../requests/ProgressField';
+import PartyTable from './PartyTable';
+import ProgressField from './ProgressField';
+import RequestGrid from './RequestGrid';
 import { clearUploadFlow } from '../session';
-
-const PAGE_SIZES = [5, 10];
-
-/** Search: digits match a Ref ID exactly, other text file names (the server decides). */
-const filters = [<SearchInput key="q" source="q" alwaysOn placeholder={Messages.searchPlaceholder} />];
 
 /** Starts a new request (the upload flow's values of an earlier one are dropped). */
 const useInitiate = () => {
@@ -61,9 +55,9 @@ const NoRows = () => {
 /**
  * /dashboard (spec section 2): the requests, newest first (by the time each was sent), as expandable rows with their
  * progress; the party table, resend, delete and duplicate; 5 or 10 a page. With no requests at all the search box and
- * the title stay, above the no-data picture.
+ * the title stay, above the no-data picture. The requests resource's list (its own address, /requests, leads here).
  */
-const Dashboard = () => {
+const RequestList = () => {
   const navigate = useNavigate();
   const initiate = useInitiate();
   return (
@@ -82,36 +76,19 @@ const Dashboard = () => {
       <Card>
         <CardContent>
           <PageHeading title={Messages.requestsDetails} />
-          <List
+          <RequestGrid
             resource="requests"
             title={Messages.navDashboard}
-            actions={false}
-            filters={filters}
-            perPage={PAGE_SIZES[0]}
-            pagination={<Pagination rowsPerPageOptions={PAGE_SIZES} />}
-            sort={{ field: 'timestamp', order: 'DESC' }}
-            empty={false}
-            disableSyncWithLocation
-            storeKey={false}
-            component="div"
-          >
-            <Datagrid
-              rowClick="expand"
-              expand={<PartyTable />}
-              bulkActionButtons={<BulkActions />}
-              empty={<NoRows />}
-              data-testid="requests"
-            >
-              <TextField source="refId" label="Ref ID" sortable={false} />
-              <TextField source="filename" label="File name" sortable={false} />
-              <TimeField source="timestamp" label="Timestamp" />
-              <ProgressField label="Progress" />
-            </Datagrid>
-          </List>
+            duplicate
+            tail={<ProgressField label="Progress" />}
+            expand={<PartyTable details />}
+            empty={<NoRows />}
+            testId="requests"
+          />
         </CardContent>
       </Card>
     </Box>
   );
 };
 
-export default Dashboard;
+export default RequestList;

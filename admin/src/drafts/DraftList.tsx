@@ -2,17 +2,12 @@ import { Messages, StaffRoutes } from '@esign/contract';
 import type { DraftListItem } from '@esign/contract';
 import EditIcon from '@mui/icons-material/Edit';
 import { Button, Card, CardContent, Chip } from '@mui/material';
-import { Datagrid, List, Pagination, SearchInput, TextField, useRecordContext } from 'react-admin';
+import { useRecordContext } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import NoData from '../components/NoData';
 import PageHeading from '../components/PageHeading';
-import TimeField from '../components/TimeField';
-import BulkActions from '../requests/BulkActions';
-import PartyTable from '../requests/PartyTable';
+import RequestGrid from '../requests/RequestGrid';
 import { startEditingDraft } from '../session';
-
-const PAGE_SIZES = [5, 10];
-const filters = [<SearchInput key="q" source="q" alwaysOn placeholder={Messages.searchPlaceholder} />];
 
 const DraftChip = (_props: { label?: string }) => <Chip size="small" label={Messages.draft} />;
 
@@ -39,40 +34,22 @@ const EditSubmit = (_props: { label?: string }) => {
 
 /**
  * /drafts (spec section 2): requests saved and never processed, searched like the dashboard (the search box stays
- * when there are none), edited through Initiate.
+ * when there are none), edited through Initiate. The drafts resource's list.
  */
-const Drafts = () => (
+const DraftList = () => (
   <Card sx={{ my: 2 }}>
     <CardContent>
       <PageHeading title={Messages.draftRequests} />
-      <List
+      <RequestGrid
         resource="drafts"
         title={Messages.navDrafts}
-        actions={false}
-        filters={filters}
-        perPage={PAGE_SIZES[0]}
-        pagination={<Pagination rowsPerPageOptions={PAGE_SIZES} />}
-        sort={{ field: 'timestamp', order: 'DESC' }}
-        empty={false}
-        disableSyncWithLocation
-        storeKey={false}
-        component="div"
-      >
-        <Datagrid
-          rowClick="expand"
-          expand={<PartyTable />}
-          bulkActionButtons={<BulkActions duplicate={false} />}
-          empty={<NoData text={Messages.noRecordsFound} />}
-        >
-          <TextField source="refId" label="Ref ID" sortable={false} />
-          <DraftChip label="Status" />
-          <TextField source="filename" label="File name" sortable={false} />
-          <TimeField source="timestamp" label="Timestamp" />
-          <EditSubmit label="Actions" />
-        </Datagrid>
-      </List>
+        duplicate={false}
+        status={<DraftChip label="Status" />}
+        tail={<EditSubmit label="Actions" />}
+        empty={<NoData text={Messages.noRecordsFound} />}
+      />
     </CardContent>
   </Card>
 );
 
-export default Drafts;
+export default DraftList;

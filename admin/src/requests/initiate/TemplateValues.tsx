@@ -1,11 +1,11 @@
 import { checkFieldValue, fieldLabel } from '@esign/contract';
 import type { FormFieldValues, TemplateView } from '@esign/contract';
 import { Box, Paper, Stack, Typography } from '@mui/material';
-import FieldValueInput from '../fields/FieldValueInput';
-import FormFieldValueInput, { formFieldGroups } from '../fields/FormFieldValueInput';
-import { PREFILL_KINDS, fromStored } from '../fields/model';
-import type { PlacedField } from '../fields/model';
-import { FieldTexts } from '../fields/texts';
+import FieldValueInput from '../../fields/FieldValueInput';
+import FormFieldValueInput, { formFieldGroups } from '../../fields/FormFieldValueInput';
+import { PREFILL_KINDS, fromStored } from '../../fields/model';
+import type { PlacedField } from '../../fields/model';
+import { FieldTexts } from '../../fields/texts';
 
 /** Changes made on the Initiate page to a template's values: form fields by name, placed fields by id. */
 export interface TemplateValueChanges {
