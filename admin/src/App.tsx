@@ -4,6 +4,7 @@ import { Navigate, Route } from 'react-router-dom';
 import { authProvider } from './authProvider';
 import { dataProvider } from './dataProvider';
 import drafts from './drafts';
+import { i18nProvider } from './i18n/provider';
 import StaffLayout from './layout/StaffLayout';
 import Outbox from './outbox/Outbox';
 import ClientList from './pages/ClientList';
@@ -34,6 +35,7 @@ const App = () => (
     layout={StaffLayout}
     authProvider={authProvider}
     dataProvider={dataProvider}
+    i18nProvider={i18nProvider}
     store={memoryStore()}
     loginPage={false}
     notification={ToastArea}

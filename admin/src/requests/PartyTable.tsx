@@ -1,59 +1,61 @@
-import { Messages } from '@esign/contract';
 import type { PartyView, RequestListItem } from '@esign/contract';
 import { Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useNotify, useRecordContext, useRefresh } from 'react-admin';
 import { Link as RouterLink } from 'react-router-dom';
 import { orgId, v1 } from '../api';
-import { ConsoleTexts } from '../texts';
-import { requestShowPath } from './paths';
+import type { TextKey } from '../i18n/catalogue';
+import { useText } from '../i18n/useText';
 import { useFormatTime } from '../organisation/OrganisationContext';
-import { fill } from './placement/geometry';
+import { requestShowPath } from './paths';
 
-const COLUMNS = [
-  'Party name',
-  'Email address',
-  'Original document link',
-  'Signed document link',
-  'Sign Url',
-  'Status',
-  'Actions',
-] as const;
+/** The columns of the spec's party table (section 2, Dashboard). */
+const COLUMNS: TextKey[] = [
+  'console.parties.partyName',
+  'console.parties.emailAddress',
+  'console.parties.originalDocumentLink',
+  'console.parties.signedDocumentLink',
+  'console.parties.signUrl',
+  'console.common.status',
+  'console.common.actions',
+];
 
-const DocLink = ({ href, label }: { href: string; label: string }) => (
+export const DocLink = ({ href, label }: { href: string; label: string }) => (
   <Link href={href} target="_blank" rel="noopener noreferrer">
     {label}
   </Link>
 );
 
 /** Sends the invitation again (only for a party in progress), with the catalogue's toasts. */
-const ResendInvite = ({ party }: { party: PartyView }) => {
+export const ResendInvite = ({ party }: { party: PartyView }) => {
   const notify = useNotify();
   const refresh = useRefresh();
+  const t = useText();
   const [busy, setBusy] = useState(false);
   const resend = async () => {
     setBusy(true);
-    notify(Messages.sendingInvite, { type: 'info' });
+    notify(t('esign.sendingInvite'), { type: 'info' });
     try {
       await v1(`/v1/resend_invite/${encodeURIComponent(orgId())}/${party.refId}/${party.order}`);
-      notify(Messages.inviteSent, { type: 'success', autoHideDuration: 2000 });
+      notify(t('esign.inviteSent'), { type: 'success', autoHideDuration: 2000 });
       refresh();
     } catch {
-      notify(Messages.inviteFailed, { type: 'error' });
+      notify(t('esign.inviteFailed'), { type: 'error' });
     } finally {
       setBusy(false);
     }
   };
   return (
     <Button size="small" variant="outlined" disabled={busy} onClick={() => void resend()}>
-      {Messages.resendInvite}
+      {t('esign.resendInvite')}
     </Button>
   );
 };
 
 /** The party's status in upper case; for a rejection, when it happened and the remark the party gave (issue 18). */
-const PartyStatus = ({ party }: { party: PartyView }) => {
+export const PartyStatus = ({ party }: { party: PartyView }) => {
   const formatTime = useFormatTime();
+  const t = useText();
   const rejected = party.status === 'rejected';
   return (
     <>
@@ -67,7 +69,7 @@ const PartyStatus = ({ party }: { party: PartyView }) => {
       </Typography>
       {rejected && party.rejected_at && (
         <Typography variant="caption" component="div" color="text.secondary" data-testid="rejected-at">
-          {fill(Messages.partyRejectedOn, { date: formatTime(party.rejected_at) })}
+          {t('esign.partyRejectedOn', { date: formatTime(party.rejected_at) })}
         </Typography>
       )}
       {rejected && party.remark && (
@@ -77,7 +79,7 @@ const PartyStatus = ({ party }: { party: PartyView }) => {
           data-testid="reject-remark"
           sx={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', maxWidth: 360 }}
         >
-          {fill(Messages.partyRemark, { remark: party.remark })}
+          {t('esign.partyRemark', { remark: party.remark })}
         </Typography>
       )}
     </>
@@ -91,6 +93,7 @@ const PartyStatus = ({ party }: { party: PartyView }) => {
  */
 const PartyTable = ({ details = false }: { details?: boolean }) => {
   const record = useRecordContext<RequestListItem>();
+  const t = useText();
   if (!record) return null;
   const report = record.request_status === 'completed' ? record.verification_url : null;
   return (
@@ -100,12 +103,12 @@ const PartyTable = ({ details = false }: { details?: boolean }) => {
         <Box sx={{ px: 2, py: 1, bgcolor: 'background.default', display: 'flex', gap: 3, flexWrap: 'wrap' }}>
           {report && (
             <Box component="span" data-testid="verification-report">
-              <DocLink href={report} label={Messages.verificationReport} />
+              <DocLink href={report} label={t('esign.verificationReport')} />
             </Box>
           )}
           {details && (
             <Link component={RouterLink} to={requestShowPath(record.refId)} data-testid="request-page-link">
-              {ConsoleTexts.requestPageLink}
+              {t('console.request.detailsLink')}
             </Link>
           )}
         </Box>
@@ -114,37 +117,46 @@ const PartyTable = ({ details = false }: { details?: boolean }) => {
   );
 };
 
-const Parties = ({ record }: { record: RequestListItem }) => (
-  <Table size="small" data-testid="party-table" sx={{ bgcolor: 'background.default' }}>
-    <TableHead>
-      <TableRow>
-        {COLUMNS.map((name) => (
-          <TableCell key={name} sx={{ fontWeight: 600 }}>
-            {name}
-          </TableCell>
-        ))}
-      </TableRow>
-    </TableHead>
-    <TableBody>
-      {record.data.map((party) => (
-        <TableRow key={party.order} data-testid={`party-${party.order}`}>
-          <TableCell>{party.name}</TableCell>
-          <TableCell>{party.email}</TableCell>
-          <TableCell>
-            <DocLink href={party.uploadUrl} label="Original document" />
-          </TableCell>
-          <TableCell>
-            {party.downloadUrl ? <DocLink href={party.downloadUrl} label="Signed document" /> : Messages.notGenerated}
-          </TableCell>
-          <TableCell>{party.sign_url ? <DocLink href={party.sign_url} label="Sign Url" /> : '-'}</TableCell>
-          <TableCell>
-            <PartyStatus party={party} />
-          </TableCell>
-          <TableCell>{party.status === 'in-progress' ? <ResendInvite party={party} /> : '-'}</TableCell>
+const Parties = ({ record }: { record: RequestListItem }) => {
+  const t = useText();
+  return (
+    <Table size="small" data-testid="party-table" sx={{ bgcolor: 'background.default' }}>
+      <TableHead>
+        <TableRow>
+          {COLUMNS.map((key) => (
+            <TableCell key={key} sx={{ fontWeight: 600 }}>
+              {t(key)}
+            </TableCell>
+          ))}
         </TableRow>
-      ))}
-    </TableBody>
-  </Table>
-);
+      </TableHead>
+      <TableBody>
+        {record.data.map((party) => (
+          <TableRow key={party.order} data-testid={`party-${party.order}`}>
+            <TableCell>{party.name}</TableCell>
+            <TableCell>{party.email}</TableCell>
+            <TableCell>
+              <DocLink href={party.uploadUrl} label={t('console.parties.originalDocument')} />
+            </TableCell>
+            <TableCell>
+              {party.downloadUrl ? (
+                <DocLink href={party.downloadUrl} label={t('console.parties.signedDocument')} />
+              ) : (
+                t('esign.notGenerated')
+              )}
+            </TableCell>
+            <TableCell>
+              {party.sign_url ? <DocLink href={party.sign_url} label={t('console.parties.signUrl')} /> : '-'}
+            </TableCell>
+            <TableCell>
+              <PartyStatus party={party} />
+            </TableCell>
+            <TableCell>{party.status === 'in-progress' ? <ResendInvite party={party} /> : '-'}</TableCell>
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  );
+};
 
 export default PartyTable;

@@ -1,12 +1,10 @@
-import { Limits, Messages } from '@esign/contract';
+import { Limits } from '@esign/contract';
 import type { ReactNode } from 'react';
 import { Datagrid, List, Pagination, SearchInput, TextField } from 'react-admin';
 import TimeField from '../components/TimeField';
+import { useText } from '../i18n/useText';
 import BulkActions from './BulkActions';
 import PartyTable from './PartyTable';
-
-/** Search: digits match a Ref ID exactly, other text file names (the server decides). */
-const filters = [<SearchInput key="q" source="q" alwaysOn placeholder={Messages.searchPlaceholder} />];
 
 /**
  * The one datagrid of requests and drafts (spec section 2: "Delete, selection and pagination behave as on the
@@ -15,6 +13,7 @@ const filters = [<SearchInput key="q" source="q" alwaysOn placeholder={Messages.
  * in the columns around Ref ID, file name and timestamp, and in what an empty list shows.
  *
  * The list keeps its state to itself (no store, nothing in the address): the specification's addresses carry no query.
+ * Column labels are catalogue keys (react-admin translates them).
  */
 const RequestGrid = ({
   resource,
@@ -39,34 +38,39 @@ const RequestGrid = ({
   empty: ReactNode;
   expand?: ReactNode;
   testId?: string;
-}) => (
-  <List
-    resource={resource}
-    title={title}
-    actions={false}
-    filters={filters}
-    perPage={Limits.pageSizes[0]}
-    pagination={<Pagination rowsPerPageOptions={[...Limits.pageSizes]} />}
-    sort={{ field: 'timestamp', order: 'DESC' }}
-    empty={false}
-    disableSyncWithLocation
-    storeKey={false}
-    component="div"
-  >
-    <Datagrid
-      rowClick="expand"
-      expand={expand}
-      bulkActionButtons={<BulkActions duplicate={duplicate} />}
-      empty={empty}
-      data-testid={testId}
+}) => {
+  const t = useText();
+  // Search: digits match a Ref ID exactly, other text file names (the server decides).
+  const filters = [<SearchInput key="q" source="q" alwaysOn placeholder={t('esign.searchPlaceholder')} />];
+  return (
+    <List
+      resource={resource}
+      title={title}
+      actions={false}
+      filters={filters}
+      perPage={Limits.pageSizes[0]}
+      pagination={<Pagination rowsPerPageOptions={[...Limits.pageSizes]} />}
+      sort={{ field: 'timestamp', order: 'DESC' }}
+      empty={false}
+      disableSyncWithLocation
+      storeKey={false}
+      component="div"
     >
-      <TextField source="refId" label="Ref ID" sortable={false} />
-      {status}
-      <TextField source="filename" label="File name" sortable={false} />
-      <TimeField source="timestamp" label="Timestamp" />
-      {tail}
-    </Datagrid>
-  </List>
-);
+      <Datagrid
+        rowClick="expand"
+        expand={expand}
+        bulkActionButtons={<BulkActions duplicate={duplicate} />}
+        empty={empty}
+        data-testid={testId}
+      >
+        <TextField source="refId" label="console.common.refId" sortable={false} />
+        {status}
+        <TextField source="filename" label="console.common.fileName" sortable={false} />
+        <TimeField source="timestamp" label="console.common.timestamp" />
+        {tail}
+      </Datagrid>
+    </List>
+  );
+};
 
 export default RequestGrid;

@@ -1,4 +1,4 @@
-import { Messages, StaffRoutes } from '@esign/contract';
+import { StaffRoutes } from '@esign/contract';
 import AddIcon from '@mui/icons-material/Add';
 import DescriptionOutlinedIcon from '@mui/icons-material/DescriptionOutlined';
 import { Box, Button, Card, CardContent } from '@mui/material';
@@ -12,6 +12,7 @@ import OutboxLink from '../outbox/OutboxLink';
 import PartyTable from './PartyTable';
 import ProgressField from './ProgressField';
 import RequestGrid from './RequestGrid';
+import { useText } from '../i18n/useText';
 import { clearUploadFlow } from '../session';
 
 /** Starts a new request (the upload flow's values of an earlier one are dropped). */
@@ -30,10 +31,11 @@ const useInitiate = () => {
 const NoRows = () => {
   const { filterValues } = useListContext();
   const initiate = useInitiate();
+  const t = useText();
   const searching = Object.values(filterValues ?? {}).some((value) => value !== undefined && value !== '');
-  if (searching) return <NoData text={Messages.noRecordsFound} />;
+  if (searching) return <NoData text={t('esign.noRecordsFound')} />;
   return (
-    <NoData text={Messages.noRequestsYet}>
+    <NoData text={t('esign.noRequestsYet')}>
       {/* A link (it goes to a page), so the toolbar's 'Initiate Contract' stays the one button of that name. */}
       <Button
         component="a"
@@ -46,7 +48,7 @@ const NoRows = () => {
           initiate();
         }}
       >
-        {Messages.initiateContract}
+        {t('esign.initiateContract')}
       </Button>
     </NoData>
   );
@@ -60,14 +62,15 @@ const NoRows = () => {
 const RequestList = () => {
   const navigate = useNavigate();
   const initiate = useInitiate();
+  const t = useText();
   return (
     <Box sx={{ pb: 2 }}>
       <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, my: 2, flexWrap: 'wrap' }}>
         <Button variant="contained" startIcon={<AddIcon />} onClick={initiate}>
-          {Messages.initiateContract}
+          {t('esign.initiateContract')}
         </Button>
         <Button startIcon={<DescriptionOutlinedIcon />} onClick={() => navigate(StaffRoutes.templates)}>
-          {Messages.templatesHeading}
+          {t('esign.templatesHeading')}
         </Button>
         <OutboxLink />
         <Box sx={{ flex: 1 }} />
@@ -75,12 +78,12 @@ const RequestList = () => {
       </Box>
       <Card>
         <CardContent>
-          <PageHeading title={Messages.requestsDetails} />
+          <PageHeading title={t('esign.requestsDetails')} />
           <RequestGrid
             resource="requests"
-            title={Messages.navDashboard}
+            title={t('esign.navDashboard')}
             duplicate
-            tail={<ProgressField label="Progress" />}
+            tail={<ProgressField label="console.common.progress" />}
             expand={<PartyTable details />}
             empty={<NoRows />}
             testId="requests"

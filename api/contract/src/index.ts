@@ -16,4 +16,5 @@ export * from './recipient-list';
 export * from './fields';
 export * from './administration';
 export * from './languages';
+export * from './evidence';
 export * from './schemas';
