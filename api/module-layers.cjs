@@ -10,8 +10,10 @@
 
 /** Layers, top first. */
 const layers = [
-  // Entry points nobody imports: the apps' pages, and the health checks (which look at redis and storage).
-  ['web', 'health'],
+  // Entry points nobody imports: the apps' pages, the health checks (which look at redis and storage), and the
+  // organisation's administration (issue 22: staff users, the seal certificate; it e-mails, so it sits above
+  // notifications, and reaches signing for the seal).
+  ['web', 'health', 'administration'],
   // The recipient's side, and the other public pages of a request: the recipient's own list, document verification.
   ['recipients', 'recipient-list', 'verification'],
   // The signing methods, and the identity checks (face, location) a recipient passes before signing.

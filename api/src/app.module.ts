@@ -5,6 +5,7 @@ import { Clock, SystemClock } from './common/clock';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { dataSourceOptions } from './database/data-source';
 import { serialiseSqlite } from './database/sqlite-serialise';
+import { AdministrationModule } from './modules/administration/administration.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { HealthController } from './modules/health/health.controller';
@@ -67,6 +68,7 @@ export class AppModule {
         RecipientsModule,
         RecipientListModule,
         VerificationModule,
+        AdministrationModule,
       ],
       // WebController last: its routes are exact paths, but keep the API's first in the route table.
       controllers: [HealthController, WebController],

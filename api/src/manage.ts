@@ -1,6 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { ORG_MODES, SIGNATURE_LEVELS, type OrgMode, type SignatureLevel } from '@esign/contract';
+import {
+  ORG_MODES,
+  SIGNATURE_LEVELS,
+  USER_ROLES,
+  type OrgMode,
+  type SignatureLevel,
+  type UserRole,
+} from '@esign/contract';
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { AppModule } from './app.module';
@@ -75,17 +82,46 @@ export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageI
     .option('--password <password>', 'password (visible to other local users; prefer --password-stdin)')
     .option('--password-stdin', 'read the password from standard input')
     .option('--email <address>', 'where the product writes to the user (e.g. when a request they sent is rejected)')
+    .addOption(
+      new Option(
+        '--role <role>',
+        "admin (the organisation's administrator: users, API keys, webhooks, settings, seal) or staff (sending)",
+      )
+        .choices(USER_ROLES as unknown as string[])
+        .default('admin'),
+    )
     .action(
-      async (opts: { org: string; username: string; password?: string; passwordStdin?: boolean; email?: string }) => {
+      async (opts: {
+        org: string;
+        username: string;
+        password?: string;
+        passwordStdin?: boolean;
+        email?: string;
+        role: UserRole;
+      }) => {
         const secret = await password(opts);
         const user = await withServices((app) =>
-          app.get(UsersService).create(opts.org, opts.username, secret, opts.email),
+          app.get(UsersService).create(opts.org, opts.username, secret, opts.email, opts.role),
         );
         io.out(
-          `Created user '${user.username}' in organisation '${user.orgId}'${user.email ? ` with e-mail ${user.email}` : ''}.`,
+          `Created user '${user.username}' in organisation '${user.orgId}'${user.email ? ` with e-mail ${user.email}` : ''} (role ${user.role}).`,
         );
       },
     );
+
+  program
+    .command('set-role')
+    .description(
+      "Make a staff user an organisation administrator (admin) or not (staff); the organisation's last active administrator stays one.",
+    )
+    .requiredOption('--username <username>', 'sign-in name')
+    .addOption(
+      new Option('--role <role>', 'admin or staff').choices(USER_ROLES as unknown as string[]).makeOptionMandatory(),
+    )
+    .action(async (opts: { username: string; role: UserRole }) => {
+      const user = await withServices((app) => app.get(UsersService).setRole(opts.username, opts.role));
+      io.out(`User '${user.username}' of organisation '${user.orgId}' is now ${user.role}.`);
+    });
 
   program
     .command('set-email')

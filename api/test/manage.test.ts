@@ -25,7 +25,7 @@ describe('the management command', () => {
 
     out = io('first-password\n');
     expect(await manage(['create-user', '--org', 'acme', '--username', 'Alice', '--password-stdin'], env, out)).toBe(0);
-    expect(out.lines).toEqual(["Created user 'alice' in organisation 'acme'."]);
+    expect(out.lines).toEqual(["Created user 'alice' in organisation 'acme' (role admin)."]);
 
     out = io();
     expect(await manage(['set-password', '--username', 'alice', '--password', 'second-password'], env, out)).toBe(0);
@@ -65,7 +65,9 @@ describe('the management command', () => {
     let out = io();
     const create = ['create-user', '--org', 'acme', '--username', 'carol', '--password', 'long-enough'];
     expect(await manage([...create, '--email', ' Carol@Acme.example '], env, out)).toBe(0);
-    expect(out.lines).toEqual(["Created user 'carol' in organisation 'acme' with e-mail Carol@Acme.example."]);
+    expect(out.lines).toEqual([
+      "Created user 'carol' in organisation 'acme' with e-mail Carol@Acme.example (role admin).",
+    ]);
     expect(await emailOf('carol')).toBe('Carol@Acme.example');
 
     out = io();
@@ -103,7 +105,7 @@ describe('the management command', () => {
     ],
     [
       ['create-user', '--org', 'acme', '--username', 'alice', '--password', 'long-enough'],
-      "The username 'alice' is taken.",
+      'That username is already taken.',
     ],
     [['set-password', '--username', 'ghost', '--password', 'long-enough'], "No user 'ghost'."],
     [['create-api-key', '--org', 'nowhere', '--name', 'x'], "No organisation 'nowhere'."],
@@ -111,6 +113,40 @@ describe('the management command', () => {
     const out = io();
     expect(await manage(argv, env, out)).toBe(1);
     expect(out.errors.join('\n')).toContain(message);
+  });
+
+  it('creates an administrator by default or a staff user with --role, and changes roles with set-role (issue 22)', async () => {
+    const roleOf = async (username: string) => {
+      const ds = createDataSource(loadConfig(env));
+      await ds.initialize();
+      try {
+        return ((await ds.query('SELECT role FROM users WHERE username = ?', [username])) as { role: string }[])[0]
+          .role;
+      } finally {
+        await ds.destroy();
+      }
+    };
+    await manage(['create-org', '--id', 'solo', '--name', 'Solo Ltd'], env, io());
+    let out = io();
+    const create = ['create-user', '--org', 'solo', '--password', 'long-enough'];
+    expect(await manage([...create, '--username', 'sole-admin'], env, out)).toBe(0);
+    expect(out.lines).toEqual(["Created user 'sole-admin' in organisation 'solo' (role admin)."]);
+    out = io();
+    expect(await manage([...create, '--username', 'sole-staff', '--role', 'staff'], env, out)).toBe(0);
+    expect(out.lines).toEqual(["Created user 'sole-staff' in organisation 'solo' (role staff)."]);
+    expect([await roleOf('sole-admin'), await roleOf('sole-staff')]).toEqual(['admin', 'staff']);
+
+    // The only administrator stays one; once another exists, the first may step down.
+    out = io();
+    expect(await manage(['set-role', '--username', 'sole-admin', '--role', 'staff'], env, out)).toBe(1);
+    expect(out.errors).toEqual(['The organisation must keep at least one active administrator.']);
+    out = io();
+    expect(await manage(['set-role', '--username', 'sole-staff', '--role', 'admin'], env, out)).toBe(0);
+    expect(out.lines).toEqual(["User 'sole-staff' of organisation 'solo' is now admin."]);
+    expect(await manage(['set-role', '--username', 'sole-admin', '--role', 'staff'], env, io())).toBe(0);
+    expect([await roleOf('sole-admin'), await roleOf('sole-staff')]).toEqual(['staff', 'admin']);
+    expect(await manage(['set-role', '--username', 'sole-admin', '--role', 'boss'], env, io())).toBe(2);
+    expect(await manage([...create, '--username', 'x-user', '--role', 'boss'], env, io())).toBe(2);
   });
 
   it('exits 2 on an unknown command or a missing option', async () => {

@@ -1,4 +1,4 @@
-import { Messages } from '@esign/contract';
+import { AdminMessages, Messages } from '@esign/contract';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -141,7 +141,7 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     await t.http.post('/v1/nothing').expect(404);
   });
 
-  it("serves the default logo, then the organisation's own PNG once uploaded; refuses a non-PNG", async () => {
+  it("serves the default logo, then the organisation's own PNG once uploaded; refuses what is no image", async () => {
     const before = await t.http.get('/docs/logos/acme.png').expect(200).expect('Content-Type', 'image/png');
     expect(Buffer.compare(before.body, DEFAULT_LOGO)).toBe(0);
     await t.http.get('/docs/logos/unknown-org.png').expect(200).expect('Content-Type', 'image/png');
@@ -154,7 +154,8 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
       .set('apikey', key)
       .attach('file', jpeg, 'logo.png')
       .expect(415);
-    expect(refused.body.message).toBe('The logo must be a PNG image.');
+    // A JPEG's first bytes alone are no image (issue 22 takes PNG, JPEG and SVG, checked by content).
+    expect(refused.body.message).toBe(AdminMessages.logoInvalid);
     await t.http.put('/api/organisations/acme/logo').set('apikey', key).expect(400);
     const set = await t.http
       .put('/api/organisations/acme/logo')

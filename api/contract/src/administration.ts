@@ -3,6 +3,8 @@
  * webhook deliveries, and the request actions beyond the specification's (cancel, reseal). The API answers these
  * shapes; the console's resources and pages read them.
  */
+import type { RequestListItem } from './requests';
+import { StaffRoutes } from './routes';
 
 /**
  * A staff user's role. `admin` (organisation administrator) does everything `staff` does, and administers the
@@ -114,4 +116,26 @@ export const AdminMessages = {
   deliveryNotFound: "No delivery '{id}'.",
   redeliveryQueued: 'Delivery queued again.',
   secretRotated: 'A new signing secret is in use; the old one no longer signs deliveries.',
+  sealManyKeys: 'The PKCS#12 must hold exactly one private key.',
+  sealFileMissing: 'Send the PKCS#12 (.p12 or .pfx) in the field "file".',
+  redeliveryWebhookInactive: 'The webhook is disabled: enable it before sending a delivery again.',
 } as const;
+
+/**
+ * The set-password page's link (`${PUBLIC_URL}/set-password?token=…`), as the invitation and reset e-mails carry it.
+ * The page reads `token` from its query and calls GET and POST /consumers/password.
+ */
+export const setPasswordUrl = (publicUrl: string, token: string): string =>
+  `${publicUrl.replace(/\/+$/, '')}${StaffRoutes.setPassword}?token=${encodeURIComponent(token)}`;
+
+/** POST /api/users/{id}/password-link: the link was e-mailed (AdminMessages.invitationSent or resetSent). */
+export interface PasswordLinkSent {
+  message: string;
+  user: StaffUser;
+}
+
+/** POST /api/requests/{id}/cancel and /reseal: what was done (AdminMessages) and the request as it is now. */
+export interface RequestActionResult {
+  message: string;
+  request: RequestListItem;
+}

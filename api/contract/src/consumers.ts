@@ -1,4 +1,5 @@
 import type { UserRole } from './administration';
+import type { ReminderHours } from './limits';
 import type { OrgMode, SignatureLevel } from './status';
 
 /** GET /consumers/{username}/key-auth: a fresh session key (the Kong key-auth shape the console reads). */
@@ -34,7 +35,7 @@ export interface WhoAmIResponse {
   /** The name of an organisation API key; null for a session key. */
   keyName: string | null;
   /** What the caller may do (issue 22): a session key has its user's role; an organisation API key acts as admin. */
-  role?: UserRole;
+  role: UserRole;
 }
 
 /** Every error the API answers has this body. `code` is the HTTP status; `error` the domain code. */
@@ -80,7 +81,7 @@ export interface OrganisationSettings {
    * The reminder /request-initiate starts with (issue 22): 12, 24 or 48 hours, or null for none ('Set Reminder'
    * unticked, as the specification's form starts).
    */
-  reminder_default_hours?: 12 | 24 | 48 | null;
+  reminder_default_hours: ReminderHours | null;
 }
 
 /** Long-lived organisation API key (the plain key is shown once, at creation). */

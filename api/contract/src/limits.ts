@@ -55,5 +55,8 @@ export const Limits = {
   recipientListMaxRows: 200,
 } as const;
 
+/** Hours between reminders (12, 24 or 48). */
+export type ReminderHours = (typeof Limits.reminderHours)[number];
+
 /** The signature rectangle the client sends when a box was never dragged (spec section 5). */
 export const DEFAULT_RECTANGLE = '0,790,150,840';

@@ -113,6 +113,9 @@ export interface PartyView {
   sign_url: string | null;
   /** The signing method the party used (0 Aadhaar, 1 DSC, 2 e-Signature); null until chosen. */
   sign_method?: SigningMethodCode | null;
+  /** When the party was (last) invited and when it first opened its link (ISO 8601; issue 22's request page). */
+  invited_at?: string | null;
+  opened_at?: string | null;
   /** When the party signed (ISO 8601); null otherwise. */
   signed_at?: string | null;
   /** When the party rejected the document (ISO 8601), and the remark they gave; null otherwise. */

@@ -32,7 +32,7 @@ export const StaffRoutes = {
   webhookCreate: '/webhooks/create',
   webhookShow: '/webhooks/:id/show',
   deliveries: '/deliveries',
-  // Public, without a layout: where an invitation or a password-reset link lands (?token=…).
+  // Public, without a layout: where an invitation's or a password reset's link lands (`?token=`), like /sign-in.
   setPassword: '/set-password',
 } as const;
 

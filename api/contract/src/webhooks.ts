@@ -47,16 +47,16 @@ export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 export interface WebhookDelivery {
   id: number;
   /** The webhook it went to (issue 22: the `deliveries` resource filters by it). */
-  webhook_id?: string;
+  webhook_id: string;
   event: string;
   status: WebhookDeliveryStatus;
   attempts: number;
   responseStatus: number | null;
   error: string | null;
   /** The start of the receiver's last answer, at most DELIVERY_EXCERPT_BYTES; null before any answer. */
-  response_excerpt?: string | null;
+  response_excerpt: string | null;
   /** The delivery this one sends again (a redelivery); null for an event's own delivery. */
-  redelivery_of?: number | null;
+  redelivery_of: number | null;
   createdAt: string;
   deliveredAt: string | null;
 }

@@ -3,6 +3,7 @@ import { SandboxSessionEntity } from '../modules/aadhaar/sandbox/sandbox-session
 import { ApiKeyEntity } from '../modules/auth/api-key.entity';
 import { DscAgentSessionEntity } from '../modules/dsc/dsc-agent-session.entity';
 import { LoginFailureEntity } from '../modules/auth/login-failure.entity';
+import { PasswordLinkEntity } from '../modules/auth/password-link.entity';
 import { UserEntity } from '../modules/auth/user.entity';
 import { AuditEventEntity } from '../modules/audit/audit-event.entity';
 import { JobEntity } from '../modules/jobs/job.entity';
@@ -28,6 +29,7 @@ export const ENTITIES = [
   UserEntity,
   ApiKeyEntity,
   LoginFailureEntity,
+  PasswordLinkEntity,
   RequestEntity,
   PartyEntity,
   TemplateEntity,

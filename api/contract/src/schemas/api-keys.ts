@@ -1,7 +1,7 @@
 /** The organisation's API keys (/api/api-keys). */
 import { z } from 'zod';
 import { API_KEY_SORT_FIELDS } from '../consumers';
-import { reportsEveryIssue, strictFields } from './core';
+import { reportsEveryIssue, strictFields, withCode } from './core';
 import { listQueryFor } from './lists';
 
 /** POST /api/api-keys: { name }, 1 to 100 characters, not blank; nothing else. */
@@ -23,3 +23,9 @@ export const apiKeyListQuerySchema = listQueryFor({
   filters: { q: 'text', revoked: 'boolean' },
 });
 export type ApiKeyListQuery = z.output<typeof apiKeyListQuerySchema>;
+
+/** An API key's id in a path (`/api/api-keys/{id}`): longer than an id can be is no key (404). */
+export const apiKeyIdParamSchema = z
+  .string()
+  .refine((id) => id.length <= 36, { error: 'No such API key.', params: withCode('NOT_FOUND') })
+  .meta({ description: "The API key's id." });

@@ -1,6 +1,7 @@
 /** The organisation's settings (PUT /api/organisations/{orgId}). */
 import { z } from 'zod';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../dates';
+import { Limits } from '../limits';
 import { ORG_MODES, SIGNATURE_LEVELS, SIGNATURE_TYPES } from '../status';
 import { absentable, reportsEveryIssue, strictFields } from './core';
 
@@ -75,6 +76,17 @@ export const updateOrganisationSchema = reportsEveryIssue(
       }),
     ),
     request_expiry_days: between('request_expiry_days', 1, 365, true),
+    // null is a value here (no reminder by default), not "absent" as for the other fields.
+    reminder_default_hours: z
+      .union(
+        [z.literal(Limits.reminderHours[0]), z.literal(Limits.reminderHours[1]), z.literal(Limits.reminderHours[2])],
+        {
+          error: `reminder_default_hours must be one of ${Limits.reminderHours.join(', ')} or null`,
+        },
+      )
+      .nullable()
+      .optional()
+      .meta({ description: 'The reminder /request-initiate starts with: 12, 24 or 48 hours; null for none.' }),
   }).meta({
     examples: [
       {
@@ -82,6 +94,7 @@ export const updateOrganisationSchema = reportsEveryIssue(
         live_video_threshold: 0.6,
         return_url: 'https://example.com/done',
         time_zone: 'Asia/Kolkata',
+        reminder_default_hours: 24,
       },
     ],
   }),

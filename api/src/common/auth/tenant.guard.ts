@@ -1,9 +1,9 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Headers, Messages } from '@esign/contract';
+import { AdminMessages, Headers, Messages } from '@esign/contract';
 import { AppError } from '../app-error';
 import { AuthService } from '../../modules/auth/auth.service';
-import { IS_PUBLIC, type AuthedRequest } from './auth-context';
+import { ADMIN_ONLY, IS_PUBLIC, type AuthedRequest } from './auth-context';
 
 /** Parameter, query, body and header names under which a caller can name an organisation. */
 const ORG_KEYS = new Set(['orgid', 'org_id', 'org-id', 'client_orgid']);
@@ -12,7 +12,8 @@ const ORG_HEADERS = [Headers.orgId, 'orgid', 'x-org-id'];
 /**
  * Global guard, so every route gets it unless marked @Public(): resolves the organisation from the `apikey` header
  * and answers 403 when the path, query, body or a header names any other organisation. Multipart bodies are parsed
- * before the guard runs (see app.factory.ts), so their fields are checked too.
+ * before the guard runs (see app.factory.ts), so their fields are checked too. A route marked @AdminOnly() answers
+ * 403 FORBIDDEN to a caller whose role is not admin (a staff user's session key).
  */
 @Injectable()
 export class TenantGuard implements CanActivate {
@@ -29,6 +30,8 @@ export class TenantGuard implements CanActivate {
     for (const named of namedOrganisations(req)) {
       if (named !== auth.orgId) throw new AppError('FORBIDDEN_ORGANISATION', Messages.cannotConsume);
     }
+    const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, [context.getHandler(), context.getClass()]);
+    if (adminOnly && auth.role !== 'admin') throw new AppError('FORBIDDEN', AdminMessages.adminOnly);
     req.auth = auth;
     return true;
   }

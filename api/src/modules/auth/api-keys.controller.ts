@@ -1,7 +1,8 @@
-import { Controller, Delete, Get, Param, Post, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   createApiKeySchema,
+  apiKeyIdParamSchema,
   apiKeyListQuerySchema,
   type ApiKeySummary,
   type CreatedApiKey,
@@ -10,13 +11,14 @@ import {
 } from '@esign/contract';
 import type { Response } from 'express';
 import { sendPage } from '../../common/rest-query';
-import { InputBody, InputQuery } from '../../common/validation/input';
-import { Auth, type AuthContext } from '../../common/auth/auth-context';
+import { InputBody, InputParam, InputQuery } from '../../common/validation/input';
+import { AdminOnly, Auth, type AuthContext } from '../../common/auth/auth-context';
 import { AuthService } from './auth.service';
 
-/** The organisation's long-lived API keys (ra-data-simple-rest resource `api-keys`). */
+/** The organisation's long-lived API keys (ra-data-simple-rest resource `api-keys`); administrators only. */
 @ApiTags('api-keys')
 @ApiSecurity('apikey')
+@AdminOnly()
 @Controller('api/api-keys')
 export class ApiKeysController {
   constructor(private readonly auth: AuthService) {}
@@ -43,9 +45,15 @@ export class ApiKeysController {
     return this.auth.createOrgKey(auth.orgId, body.name);
   }
 
+  @ApiOperation({ summary: 'One API key: its name, prefix, creation, last use and revocation (never the key).' })
+  @Get(':id')
+  get(@Auth() auth: AuthContext, @InputParam('id', apiKeyIdParamSchema) id: string): Promise<ApiKeySummary> {
+    return this.auth.getOrgKey(auth.orgId, id);
+  }
+
   @ApiOperation({ summary: 'Revoke an API key.' })
   @Delete(':id')
-  revoke(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ApiKeySummary> {
+  revoke(@Auth() auth: AuthContext, @InputParam('id', apiKeyIdParamSchema) id: string): Promise<ApiKeySummary> {
     return this.auth.revokeOrgKey(auth.orgId, id);
   }
 }

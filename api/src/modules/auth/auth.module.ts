@@ -9,13 +9,26 @@ import { AuthService } from './auth.service';
 import { ConsumersController, WhoAmIController } from './consumers.controller';
 import { LoginFailureEntity } from './login-failure.entity';
 import { LoginThrottleService } from './login-throttle.service';
+import { PasswordController } from './password.controller';
+import { PasswordLinkEntity } from './password-link.entity';
+import { PasswordLinksService } from './password-links.service';
 import { UserEntity } from './user.entity';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, ApiKeyEntity, LoginFailureEntity]), OrganisationsModule],
-  controllers: [ConsumersController, WhoAmIController, ApiKeysController],
-  providers: [AuthService, UsersService, LoginThrottleService, { provide: APP_GUARD, useClass: TenantGuard }],
-  exports: [AuthService, UsersService],
+  imports: [
+    TypeOrmModule.forFeature([UserEntity, ApiKeyEntity, LoginFailureEntity, PasswordLinkEntity]),
+    OrganisationsModule,
+  ],
+  // PasswordController first: its /consumers/password comes before ConsumersController's /consumers/:username.
+  controllers: [PasswordController, ConsumersController, WhoAmIController, ApiKeysController],
+  providers: [
+    AuthService,
+    UsersService,
+    LoginThrottleService,
+    PasswordLinksService,
+    { provide: APP_GUARD, useClass: TenantGuard },
+  ],
+  exports: [AuthService, UsersService, PasswordLinksService],
 })
 export class AuthModule {}

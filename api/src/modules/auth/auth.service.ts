@@ -8,6 +8,7 @@ import {
   type ConsumerResponse,
   type CreatedApiKey,
   type KeyAuthResponse,
+  type UserRole,
   type WhoAmIResponse,
 } from '@esign/contract';
 import { randomUUID } from 'node:crypto';
@@ -54,6 +55,7 @@ export class AuthService {
   async issueSessionKey(pathUsername: string, authorization: string | undefined, ip: string): Promise<KeyAuthResponse> {
     const user = await this.checkCredentials(pathUsername, authorization, ip);
     const now = this.clock.now();
+    await this.users.recordLogin(user.id, now);
     const { key, hash, prefix } = newApiKey('session');
     const expiresAt = new Date(now.getTime() + this.config.session.maxSeconds * 1000);
     const id = randomUUID();
@@ -109,10 +111,18 @@ export class AuthService {
     if (row.kind === 'session' && now.getTime() - row.lastUsedAt.getTime() > this.config.session.idleSeconds * 1000) {
       throw new AppError('SESSION_EXPIRED', Messages.sessionExpired);
     }
+    // A session key is its user's: a disabled (or removed) user's keys stop at once, and the role is read each call.
+    let role: UserRole = 'admin';
+    if (row.kind === 'session') {
+      const user = row.userId ? await this.users.findById(row.userId) : null;
+      if (!user || user.disabled || user.orgId !== row.orgId)
+        throw new AppError('INVALID_CREDENTIALS', Messages.invalidCredentials);
+      role = user.role;
+    }
     if (now.getTime() - row.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await this.keys.update({ id: row.id }, { lastUsedAt: now });
     }
-    return { orgId: row.orgId, keyId: row.id, kind: row.kind, userId: row.userId };
+    return { orgId: row.orgId, keyId: row.id, kind: row.kind, userId: row.userId, role };
   }
 
   /** GET /api/whoami: the kind of the calling key, its organisation and its user or name. */
@@ -124,6 +134,7 @@ export class AuthService {
       orgId: auth.orgId,
       username: user?.username ?? null,
       keyName: auth.kind === 'session' ? null : (row?.name ?? null),
+      role: auth.role,
     };
   }
 
@@ -186,6 +197,13 @@ export class AuthService {
     return { rows: rows.map(toSummary), start, total };
   }
 
+  /** GET /api/api-keys/{id}: one organisation key (never its secret, never a session key). */
+  async getOrgKey(orgId: string, id: string): Promise<ApiKeySummary> {
+    const row = await this.keys.findOne({ where: { id, orgId, kind: 'org' } });
+    if (!row) throw new AppError('NOT_FOUND', 'No such API key.');
+    return toSummary(row);
+  }
+
   async revokeOrgKey(orgId: string, id: string): Promise<ApiKeySummary> {
     const row = await this.keys.findOne({ where: { id, orgId, kind: 'org' } });
     if (!row) throw new AppError('NOT_FOUND', 'No such API key.');
@@ -212,8 +230,9 @@ export class AuthService {
     }
     const user = await this.users.findByUsername(username);
     // Unknown users cost the same argon2 verification as known ones, so timing does not tell them apart.
+    // An invited user without a password yet (passwordHash null) is checked against the dummy too, and refused.
     const ok = await verifyPassword(user?.passwordHash ?? (await this.users.dummyHash()), credentials.password);
-    if (!user || !ok || user.disabled || credentials.username.toLowerCase() !== username) {
+    if (!user || !user.passwordHash || !ok || user.disabled || credentials.username.toLowerCase() !== username) {
       await this.throttle.recordFailure(username, ip);
       throw new AppError('INVALID_CREDENTIALS', Messages.invalidCredentials);
     }

@@ -10,6 +10,10 @@ export type MessageKind =
   | 'rejected'
   | 'failed'
   | 'expired'
+  | 'cancelled'
+  /** Issue 22: a staff user's invitation and password-reset links (no request, no party). */
+  | 'user-invitation'
+  | 'password-reset'
   /** The built-in sandbox ESP's Aadhaar OTP (standing in for UIDAI's SMS). */
   | 'esp-otp';
 export type MessageStatus = 'queued' | 'sent' | 'failed';

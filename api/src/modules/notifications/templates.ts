@@ -62,6 +62,11 @@ export interface FailedInput extends Base {
 
 export type ExpiredInput = Base;
 
+export interface CancelledInput extends Base {
+  /** What the sender gave as the reason, if anything. */
+  reason?: string | null;
+}
+
 /** The OTP's validity, as the design fixes it (10 minutes). */
 export const OTP_VALIDITY_TEXT = 'valid for 10 minutes';
 const SMS_LIMIT = 160;
@@ -76,19 +81,19 @@ export function escapeHtml(value: string): string {
 }
 
 /** Header-safe: one line, no control characters. */
-const oneLine = (value: string) =>
+export const oneLine = (value: string) =>
   value
     .replace(/[\r\n\t]+/g, ' ')
     // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f]/g, '')
     .trim();
 
-function checkUrl(url: string): string {
+export function checkUrl(url: string): string {
   if (!/^https?:\/\/\S+$/i.test(url)) throw new Error('A link in a message must be an http(s) URL.');
   return url;
 }
 
-function shorten(value: string, max: number): string {
+export function shorten(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, Math.max(max - 1, 1))}…`;
 }
 
@@ -108,7 +113,7 @@ function fitSms(fileName: string, ...makers: ((file: string) => string)[]): stri
   return last;
 }
 
-interface Layout {
+export interface Layout {
   /** Who speaks in the footer ('Acme, via e-Sign'); the product alone when null. */
   orgName: string | null;
   heading: string;
@@ -121,7 +126,7 @@ interface Layout {
 
 const footer = (orgName: string | null) => (orgName ? `${orgName}, via e-Sign` : 'e-Sign');
 
-function render(layout: Layout): { text: string; html: string } {
+export function render(layout: Layout): { text: string; html: string } {
   const text = [
     ...layout.paragraphs,
     ...(layout.action ? [`${layout.action.label}:\n${layout.action.url}`] : []),
@@ -315,6 +320,23 @@ export function failed(i: FailedInput): BuiltMessage {
   });
   const sms = fitSms(file, (f) => `${oneLine(i.orgName)}: signing "${f}" failed. Please wait for a new request.`);
   return { subject: `Signing failed: "${shorten(file, 200)}"`, text, html, sms };
+}
+
+/** To a party who had been invited and had not finished: the sender cancelled the request (issue 22). */
+export function cancelled(i: CancelledInput): BuiltMessage {
+  const file = oneLine(i.filename);
+  const reason = i.reason?.trim();
+  const { text, html } = render({
+    orgName: i.orgName,
+    heading: 'The signature request was cancelled',
+    paragraphs: [
+      `Hello ${i.partyName},`,
+      `${i.orgName} cancelled the signature request for "${i.filename}". It can no longer be signed.`,
+      ...(reason ? [`Reason: ${reason}`] : []),
+    ],
+  });
+  const sms = fitSms(file, (f) => `${oneLine(i.orgName)}: the signature request for "${f}" was cancelled.`);
+  return { subject: `Cancelled: the signature request for "${shorten(file, 180)}"`, text, html, sms };
 }
 
 export function expired(i: ExpiredInput): BuiltMessage {

@@ -1,5 +1,12 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { DEFAULT_TIME_ZONE, SIGNATURE_TYPES, type OrgMode, type SignatureLevel } from '@esign/contract';
+import {
+  DEFAULT_TIME_ZONE,
+  SIGNATURE_TYPES,
+  type LogoType,
+  type OrgMode,
+  type ReminderHours,
+  type SignatureLevel,
+} from '@esign/contract';
 import { commaList, CreatedAtColumn, numeric, UpdatedAtColumn } from '../../database/columns';
 
 @Entity('organisations')
@@ -72,9 +79,17 @@ export class OrganisationEntity {
   @Column({ name: 'request_expiry_days', type: 'int', default: 30 })
   requestExpiryDays!: number;
 
-  /** SHA-256 key of the logo PNG in document storage; the default logo is served when null. */
+  /** SHA-256 key of the logo (PNG, JPEG or SVG) in document storage; the default logo is served when null. */
   @Column({ name: 'logo_key', type: 'varchar', length: 64, nullable: true })
   logoKey!: string | null;
+
+  /** The logo's type as its content showed it (image/png, image/jpeg, image/svg+xml); null: a PNG of before. */
+  @Column({ name: 'logo_type', type: 'varchar', length: 16, nullable: true })
+  logoType!: LogoType | null;
+
+  /** The reminder /request-initiate starts with: 12, 24 or 48 hours; null for none (issue 22). */
+  @Column({ name: 'reminder_default_hours', type: 'int', nullable: true })
+  reminderDefaultHours!: ReminderHours | null;
 
   @CreatedAtColumn()
   createdAt!: Date;

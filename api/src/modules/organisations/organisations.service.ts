@@ -1,17 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Limits, ORG_MODES, type OrgMode, type Organisation, type OrganisationUpdate } from '@esign/contract';
+import {
+  Limits,
+  ORG_MODES,
+  type LogoType,
+  type OrgMode,
+  type Organisation,
+  type OrganisationUpdate,
+} from '@esign/contract';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Repository } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
 import { DocumentStorage } from '../storage/document-storage';
+import { checkLogo } from './logo-check';
 import { OrganisationEntity } from './organisation.entity';
 
 export const ORG_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{1,63}$/;
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-export const MAX_LOGO_BYTES = 1_048_576;
 const DEFAULT_LOGO = join(__dirname, '..', '..', '..', 'assets', 'default-logo.png');
 
 @Injectable()
@@ -88,6 +94,8 @@ export class OrganisationsService {
       timeZone: dto.time_zone,
       signatureLevel: dto.signature_level,
       requestExpiryDays: dto.request_expiry_days,
+      // null is a value: no reminder by default.
+      reminderDefaultHours: dto.reminder_default_hours,
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     if (Object.keys(defined).length) {
@@ -96,25 +104,24 @@ export class OrganisationsService {
     return this.get(id);
   }
 
-  /** Stores a PNG logo (checked by its content, at most 1 MiB). */
+  /** Stores the logo: a PNG, JPEG or SVG checked by its content (logo-check.ts), at most 1 MiB. */
   async setLogo(id: string, bytes: Buffer | undefined): Promise<Organisation> {
     const org = await this.getEntity(id);
-    if (!bytes || bytes.length === 0)
-      throw new AppError('VALIDATION_FAILED', 'Send the logo as a PNG file in the field "file".');
-    if (bytes.length > MAX_LOGO_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'The logo must be at most 1 MB.');
-    if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE))
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The logo must be a PNG image.');
-    const { key } = await this.storage.put(bytes);
-    await this.orgs.update({ id: org.id }, { logoKey: key, updatedAt: this.clock.now() });
+    const type = checkLogo(bytes);
+    const { key } = await this.storage.put(bytes!);
+    await this.orgs.update({ id: org.id }, { logoKey: key, logoType: type, updatedAt: this.clock.now() });
     return this.get(id);
   }
 
-  /** The organisation's logo, or the product's default for an organisation without one (or an unknown id). */
-  async logo(id: string): Promise<Buffer> {
+  /**
+   * The organisation's logo and its type, or the product's default (a PNG) for an organisation without one (or an
+   * unknown id). A logo stored before issue 22 has no type: it was a PNG.
+   */
+  async logo(id: string): Promise<{ bytes: Buffer; type: LogoType }> {
     const org = ORG_ID_PATTERN.test(id) ? await this.orgs.findOne({ where: { id } }) : null;
-    if (org?.logoKey) return this.storage.get(org.logoKey);
+    if (org?.logoKey) return { bytes: await this.storage.get(org.logoKey), type: org.logoType ?? 'image/png' };
     this.defaultLogo ??= readFile(DEFAULT_LOGO);
-    return this.defaultLogo;
+    return { bytes: await this.defaultLogo, type: 'image/png' };
   }
 }
 
@@ -140,6 +147,7 @@ export function toContract(org: OrganisationEntity): Organisation {
       time_zone: org.timeZone,
       signature_level: org.signatureLevel,
       has_logo: !!org.logoKey,
+      reminder_default_hours: org.reminderDefaultHours ?? null,
     },
     created_at: org.createdAt.toISOString(),
     updated_at: org.updatedAt.toISOString(),

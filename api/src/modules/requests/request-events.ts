@@ -115,6 +115,31 @@ export class RequestEvents {
     await this.webhooks.emit(manager, req.orgId, 'request.expired', requestData(req));
   }
 
+  /** The sender cancelled the request: the parties told by e-mail, and the `request.cancelled` webhook. */
+  async cancelled(
+    manager: EntityManager,
+    org: OrganisationEntity,
+    req: RequestEntity,
+    told: PartyEntity[],
+    reason: string | null,
+  ): Promise<void> {
+    for (const p of told) {
+      const message = Templates.cancelled({
+        orgName: org.name,
+        partyName: p.name,
+        filename: req.filename,
+        reason,
+        timeZone: org.timeZone,
+      });
+      await this.notifications.queueBuilt(
+        manager,
+        { orgId: req.orgId, refId: req.refId, partyOrder: p.order, kind: 'cancelled', email: p.email },
+        message,
+      );
+    }
+    await this.webhooks.emit(manager, req.orgId, 'request.cancelled', { ...requestData(req), reason });
+  }
+
   /** The OTP by SMS to the phone and by e-mail (DESIGN.md section 3); the code itself is never logged. */
   async otp(
     manager: EntityManager,

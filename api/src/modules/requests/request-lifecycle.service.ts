@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DEFAULT_RECTANGLE, RequestMessages, type PlacementsInput } from '@esign/contract';
+import { AdminMessages, DEFAULT_RECTANGLE, RequestMessages, type PlacementsInput } from '@esign/contract';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { actorOf, type AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
 import { AuditService } from '../audit/audit.service';
+import { JobEntity } from '../jobs/job.entity';
 import { placeBoxes } from '../documents/pdf/placement';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { LinksService } from '../secrets/links.service';
@@ -14,12 +15,14 @@ import { RequestEntity } from './request.entity';
 import { RequestEvents } from './request-events';
 import { RequestDrafts, groupByRef } from './request-drafts.service';
 import { lockFor, RequestRepository } from './request-repository';
+import { partyTransition } from './rules';
+import { SEAL_JOB, SealQueue } from './seal.queue';
 
 const MIN_RESEND_SECONDS = 60;
 
 /**
- * A request's life once staff act on it: process (submit and invite), invite, resend, delete (cancel), and the jobs'
- * reminders and expiry; and partySigned(), which the seal job calls when a party's signature is committed (the next
+ * A request's life once staff act on it: process (submit and invite), invite, resend, delete, cancel, reseal, and the
+ * jobs' reminders and expiry; and partySigned(), which the seal job calls when a party's signature is committed (the next
  * signer of a sequential request is invited). Every change runs in one transaction with its audit events, the jobs and
  * messages it causes and the webhook deliveries.
  */
@@ -33,6 +36,7 @@ export class RequestLifecycle {
     private readonly events: RequestEvents,
     private readonly repo: RequestRepository,
     private readonly drafts: RequestDrafts,
+    private readonly seals: SealQueue,
   ) {}
 
   /**
@@ -204,6 +208,78 @@ export class RequestLifecycle {
       await this.events.deleted(manager, req);
     });
     return { code: 200, message: RequestMessages.deleted };
+  }
+
+  /**
+   * POST /api/requests/{id}/cancel (issue 22): ends a request in progress. Every party not done is cancelled (its link
+   * then only tells 'Your eSign request has been cancelled.'), the invited ones who had not finished are told by
+   * e-mail, the `request.cancelled` webhook and audit event (actor and reason) follow. The request stays listed.
+   */
+  async cancel(auth: AuthContext, refId: number, reason?: string): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      const req = await this.repo.lockRequest(manager, auth.orgId, refId);
+      if (req.status !== 'in-progress') throw new AppError('CONFLICT', AdminMessages.requestNotCancellable);
+      const org = await this.repo.organisation(auth.orgId, manager);
+      const now = this.clock.now();
+      req.status = 'cancelled';
+      req.updatedAt = now;
+      await manager.save(RequestEntity, req);
+      const told: PartyEntity[] = [];
+      for (const p of await this.repo.parties(manager, refId)) {
+        const next = partyTransition(p.status, 'cancel');
+        if (!next) continue;
+        // The ones whose turn had come (invited, not a copy-receiver) heard of the request: they hear of its end.
+        if (!p.observer && p.status !== 'waiting') told.push(p);
+        p.status = next;
+        p.updatedAt = now;
+        await manager.save(PartyEntity, p);
+      }
+      await this.audit.record(manager, {
+        orgId: auth.orgId,
+        refId,
+        type: 'request.cancelled',
+        actor: actorOf(auth),
+        data: { reason: reason ?? null, told: told.map((p) => p.order) },
+      });
+      await this.events.cancelled(manager, org, req, told, reason ?? null);
+    });
+  }
+
+  /**
+   * POST /api/requests/{id}/reseal (issue 22): queues the seal job again for a request in progress whose seal failed
+   * (`seal_error` set, or its last seal job ended failed), as `manage reseal` runs it without --accept-level: never
+   * below the organisation's level. Audited.
+   */
+  async reseal(auth: AuthContext, refId: number): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      const req = await this.repo.lockRequest(manager, auth.orgId, refId);
+      if (req.status !== 'in-progress' || !(req.sealError || (await this.lastSealJobFailed(manager, req))))
+        throw new AppError('CONFLICT', AdminMessages.requestNotResealable);
+      const job = await this.seals.enqueue(manager, req, null, 'reseal');
+      await this.audit.record(manager, {
+        orgId: auth.orgId,
+        refId,
+        type: 'request.reseal_requested',
+        actor: actorOf(auth),
+        data: { sealError: req.sealError, job: job.id },
+      });
+    });
+  }
+
+  /** Whether the request's latest seal job that ended, ended failed (a job can fail without a seal error: a crash). */
+  private async lastSealJobFailed(manager: EntityManager, req: RequestEntity): Promise<boolean> {
+    // The payload is JSON text on both engines: the LIKE narrows, the payload's refId decides.
+    const jobs = await manager
+      .createQueryBuilder(JobEntity, 'j')
+      .select(['j.id', 'j.status', 'j.payload'])
+      .where('j.type = :type', { type: SEAL_JOB })
+      .andWhere('j.org_id = :orgId', { orgId: req.orgId })
+      .andWhere('j.status IN (:...ended)', { ended: ['done', 'failed'] })
+      .andWhere('j.payload LIKE :pattern', { pattern: `%"refId":${req.refId}%` })
+      .orderBy('j.id', 'DESC')
+      .getMany();
+    const last = jobs.find((j) => Number(j.payload.refId) === req.refId);
+    return last?.status === 'failed';
   }
 
   /** Reminder job: reminds every invited party still pending, and schedules the next one. */

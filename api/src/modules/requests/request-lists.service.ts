@@ -200,6 +200,8 @@ export class RequestListsService {
           uploadUrl,
           sign_url: live && p.tokenHash ? await this.links.signUrl(r.orgId, r.refId, p.order, p.tokenNonce) : null,
           sign_method: p.signMethod ?? null,
+          invited_at: p.invitedAt ? p.invitedAt.toISOString() : null,
+          opened_at: p.openedAt ? p.openedAt.toISOString() : null,
           signed_at: p.signedAt ? p.signedAt.toISOString() : null,
           rejected_at: p.rejectedAt ? p.rejectedAt.toISOString() : null,
           remark: p.rejectRemark ?? null,

@@ -66,6 +66,8 @@ export class RequestRepository {
         tokenHash: true,
         tokenNonce: true,
         signMethod: true,
+        invitedAt: true,
+        openedAt: true,
         signedAt: true,
         rejectedAt: true,
         rejectRemark: true,

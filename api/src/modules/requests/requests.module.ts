@@ -18,6 +18,7 @@ import { RequestLifecycle } from './request-lifecycle.service';
 import { RequestRepository } from './request-repository';
 import { SealQueue } from './seal.queue';
 import { SealService } from './seal.service';
+import { RequestActionsController } from './request-actions.controller';
 import { RestRequestsController } from './rest-requests.controller';
 import { TemplateUploads } from './template-uploads';
 import { UnsavedDrafts } from './unsaved-drafts';
@@ -42,7 +43,13 @@ type JobPayload = { orgId: string; refId: number };
     TemplateUploads,
     UnsavedDrafts,
   ],
-  controllers: [V1RequestsController, RestRequestsController, DocumentsController, AuditTrailController],
+  controllers: [
+    V1RequestsController,
+    RestRequestsController,
+    RequestActionsController,
+    DocumentsController,
+    AuditTrailController,
+  ],
   exports: [
     RequestRepository,
     RequestLifecycle,

@@ -36,6 +36,14 @@ export class WebhookDeliveryEntity {
   @Column({ type: 'varchar', length: 1000, nullable: true })
   error!: string | null;
 
+  /** The start of the receiver's last answer (at most DELIVERY_EXCERPT_BYTES of UTF-8); null before any answer. */
+  @Column({ name: 'response_excerpt', type: 'text', nullable: true })
+  responseExcerpt!: string | null;
+
+  /** The delivery this one sends again (POST /api/deliveries/{id}/redeliver); null for an event's own delivery. */
+  @Column({ name: 'redelivery_of', type: 'int', nullable: true })
+  redeliveryOf!: number | null;
+
   @CreatedAtColumn()
   createdAt!: Date;
 

@@ -1,11 +1,14 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
+  AdminMessages,
+  DELIVERY_EXCERPT_BYTES,
   WEBHOOK_ALL_EVENTS,
   WEBHOOK_EVENTS,
   WebhookHeaders,
   type CreatedWebhook,
   type CreateWebhookInput,
+  type DeliveryListQuery,
   type UpdateWebhookInput,
   type Webhook,
   type WebhookDelivery,
@@ -139,6 +142,89 @@ export class WebhooksService implements OnModuleInit {
   }
 
   /**
+   * POST /api/webhooks/{id}/secret: a new signing secret, shown once; every delivery sent from now on (retries of
+   * earlier events too) is signed with it, and the old one signs nothing more.
+   */
+  async rotateSecret(orgId: string, id: string): Promise<CreatedWebhook> {
+    const hook = await this.find(orgId, id);
+    const secret = newWebhookSecret();
+    await this.hooks.update({ id: hook.id, orgId }, { secret, updatedAt: this.clock.now() });
+    return { ...toWebhook(await this.find(orgId, id)), secret };
+  }
+
+  /** GET /api/deliveries: the organisation's deliveries, filtered by webhook, status and event, paged in the database. */
+  async listDeliveries(orgId: string, query: DeliveryListQuery): Promise<lists.ListPage<WebhookDelivery>> {
+    const { start, limit, sort, order, filter } = query;
+    const where: FindOptionsWhere<WebhookDeliveryEntity> = { orgId };
+    if (filter.webhook_id) where.webhookId = filter.webhook_id;
+    if (filter.status) where.status = filter.status as WebhookDeliveryEntity['status'];
+    if (filter.event) where.event = filter.event;
+    const [rows, total] = await this.deliveriesRepo.findAndCount({
+      where,
+      order: { [sort]: order, ...(sort === 'id' ? {} : { id: order }) },
+      skip: start,
+      take: limit,
+    });
+    return { rows: rows.map(toDelivery), start, total };
+  }
+
+  async getDelivery(orgId: string, id: number): Promise<WebhookDelivery> {
+    return toDelivery(await this.findDelivery(orgId, id));
+  }
+
+  /**
+   * POST /api/deliveries/{id}/redeliver: the same body once more, as a new delivery (`redelivery_of` the one asked
+   * for) through the same job, signed with the webhook's current secret when it is sent.
+   */
+  async redeliver(orgId: string, id: number): Promise<WebhookDelivery> {
+    const original = await this.findDelivery(orgId, id);
+    const hook = await this.find(orgId, original.webhookId);
+    if (!hook.active) throw new AppError('CONFLICT', AdminMessages.redeliveryWebhookInactive);
+    const created = await this.db.transaction((manager) =>
+      this.queueDelivery(manager, hook, original.event, original.body, original.id),
+    );
+    return toDelivery(created);
+  }
+
+  private async findDelivery(orgId: string, id: number): Promise<WebhookDeliveryEntity> {
+    const delivery = await this.deliveriesRepo.findOne({ where: { id, orgId } });
+    if (!delivery) throw new AppError('NOT_FOUND', AdminMessages.deliveryNotFound.replace('{id}', String(id)));
+    return delivery;
+  }
+
+  /** One delivery row and its `webhook.deliver` job, in the caller's transaction. */
+  private async queueDelivery(
+    manager: EntityManager,
+    hook: WebhookEntity,
+    event: string,
+    body: string,
+    redeliveryOf: number | null,
+  ): Promise<WebhookDeliveryEntity> {
+    const delivery = manager.create(WebhookDeliveryEntity, {
+      webhookId: hook.id,
+      orgId: hook.orgId,
+      event,
+      body,
+      status: 'pending',
+      attempts: 0,
+      responseStatus: null,
+      error: null,
+      responseExcerpt: null,
+      redeliveryOf,
+      createdAt: this.clock.now(),
+      deliveredAt: null,
+    });
+    await manager.insert(WebhookDeliveryEntity, delivery);
+    await this.jobs.enqueue(manager, {
+      type: WEBHOOK_DELIVER_JOB,
+      payload: { deliveryId: delivery.id } satisfies WebhookDeliverPayload,
+      orgId: hook.orgId,
+      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+    });
+    return delivery;
+  }
+
+  /**
    * Emits an event to every active webhook of the organisation that wants it: one delivery row and one
    * `webhook.deliver` job each, in the caller's transaction. Returns how many deliveries were queued.
    */
@@ -157,27 +243,7 @@ export class WebhooksService implements OnModuleInit {
       data,
     };
     const body = JSON.stringify(payload);
-    for (const hook of hooks) {
-      const delivery = manager.create(WebhookDeliveryEntity, {
-        webhookId: hook.id,
-        orgId,
-        event,
-        body,
-        status: 'pending',
-        attempts: 0,
-        responseStatus: null,
-        error: null,
-        createdAt: now,
-        deliveredAt: null,
-      });
-      await manager.insert(WebhookDeliveryEntity, delivery);
-      await this.jobs.enqueue(manager, {
-        type: WEBHOOK_DELIVER_JOB,
-        payload: { deliveryId: delivery.id } satisfies WebhookDeliverPayload,
-        orgId,
-        maxAttempts: WEBHOOK_MAX_ATTEMPTS,
-      });
-    }
+    for (const hook of hooks) await this.queueDelivery(manager, hook, event, body, null);
     return hooks.length;
   }
 
@@ -205,6 +271,7 @@ export class WebhooksService implements OnModuleInit {
     const timestamp = Math.floor(this.clock.now().getTime() / 1000);
     const timeout = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
     let responseStatus: number | null = null;
+    let responseExcerpt: string | null = null;
     let error: string;
     try {
       if (this.config.env === 'production') await assertPublicHost(hook.url);
@@ -223,12 +290,13 @@ export class WebhooksService implements OnModuleInit {
         signal: AbortSignal.any([ctx.signal, timeout]),
       });
       responseStatus = res.status;
-      await res.body?.cancel().catch(() => undefined);
+      responseExcerpt = await readExcerpt(res, DELIVERY_EXCERPT_BYTES);
       if (res.ok) {
         await repo.update(pending, {
           status: 'delivered',
           attempts,
           responseStatus,
+          responseExcerpt,
           error: null,
           deliveredAt: this.clock.now(),
         });
@@ -243,6 +311,7 @@ export class WebhooksService implements OnModuleInit {
     await repo.update(pending, {
       attempts,
       responseStatus,
+      responseExcerpt,
       error: error.slice(0, 1000),
       ...(ctx.isLastAttempt ? { status: 'failed' as const } : {}),
     });
@@ -264,14 +333,50 @@ function toWebhook(h: WebhookEntity): Webhook {
 function toDelivery(d: WebhookDeliveryEntity): WebhookDelivery {
   return {
     id: d.id,
+    webhook_id: d.webhookId,
     event: d.event,
     status: d.status,
     attempts: d.attempts,
     responseStatus: d.responseStatus,
     error: d.error,
+    response_excerpt: d.responseExcerpt,
+    redelivery_of: d.redeliveryOf,
     createdAt: d.createdAt.toISOString(),
     deliveredAt: d.deliveredAt ? d.deliveredAt.toISOString() : null,
   };
+}
+
+/**
+ * The start of an answer's body, at most `max` bytes, cut where a UTF-8 character starts (never in the middle of one),
+ * and the rest left unread. A body that cannot be read gives what was read before.
+ */
+export async function readExcerpt(res: Response, max: number): Promise<string | null> {
+  if (!res.body) return null;
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size <= max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // A broken or aborted answer: keep what came.
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return utf8Prefix(Buffer.concat(chunks), max);
+}
+
+/** The longest prefix of `bytes` of at most `max` bytes that ends on a UTF-8 character boundary, as text. */
+export function utf8Prefix(bytes: Buffer, max: number): string {
+  if (bytes.length <= max) return bytes.toString('utf8');
+  let end = max;
+  // A continuation byte (10xxxxxx) at the cut belongs to a character that started before it: cut before that one.
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
 }
 
 function normaliseEvents(events: string[] | undefined): string[] {

@@ -18,6 +18,7 @@ import { EvidenceIndexes1795561614529 } from './1795561614529-EvidenceIndexes';
 import { OneOtpService1795564359701 } from './1795564359701-OneOtpService';
 import { ApiKeysOrgKindIndex1795564441024 } from './1795564441024-ApiKeysOrgKindIndex';
 import { PartyFields1795581458296 } from './1795581458296-PartyFields';
+import { Administration1795814374440 } from './1795814374440-Administration';
 
 export const MYSQL_MIGRATIONS = [
   Init1795318066055,
@@ -39,4 +40,5 @@ export const MYSQL_MIGRATIONS = [
   OneOtpService1795564359701,
   ApiKeysOrgKindIndex1795564441024,
   PartyFields1795581458296,
+  Administration1795814374440,
 ];

@@ -301,6 +301,17 @@ export async function issueSignerCertificate(
  * classes and decrypts with Node's crypto: PBES2 (PBKDF2 + AES/3DES, OpenSSL 3's default) and the PKCS#12 3DES scheme
  * (older exports). Errors say what is wrong with the file, for the user who uploaded it.
  */
+/** Why a PKCS#12 cannot be used, for callers that answer each case in their own words (the console's import). */
+export type Pkcs12Problem = 'format' | 'password' | 'no-key' | 'many-keys';
+export class Pkcs12Error extends Error {
+  constructor(
+    readonly problem: Pkcs12Problem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export async function readPkcs12(bytes: Uint8Array, password: string): Promise<Pkcs12Material> {
   let pfx: PFX;
   let safe: AuthenticatedSafe;
@@ -311,7 +322,7 @@ export async function readPkcs12(bytes: Uint8Array, password: string): Promise<P
     authSafeBytes = octets(pfx.authSafe.content);
     safe = AsnConvert.parse(authSafeBytes, AuthenticatedSafe);
   } catch {
-    throw new Error('The file is not a PKCS#12 (.p12/.pfx) file, or it is damaged');
+    throw new Pkcs12Error('format', 'The file is not a PKCS#12 (.p12/.pfx) file, or it is damaged');
   }
   const passwords = pfx.macData ? [checkMac(pfx, authSafeBytes, password)] : bmpPasswordCandidates(password);
 
@@ -330,9 +341,13 @@ export async function readPkcs12(bytes: Uint8Array, password: string): Promise<P
       }
     }
   }
-  if (keys.length !== 1) throw new Error(`The PKCS#12 file must hold exactly one private key; it holds ${keys.length}`);
+  if (keys.length !== 1)
+    throw new Pkcs12Error(
+      keys.length ? 'many-keys' : 'no-key',
+      `The PKCS#12 file must hold exactly one private key; it holds ${keys.length}`,
+    );
   const leaf = certs.find((c) => publicKeyOf(c).equals(createPublicKey(keys[0])));
-  if (!leaf) throw new Error('The PKCS#12 file has no certificate for its private key');
+  if (!leaf) throw new Pkcs12Error('no-key', 'The PKCS#12 file has no certificate for its private key');
   return {
     certPem: pem(leaf),
     keyPem: keys[0].export({ type: 'pkcs8', format: 'pem' }) as string,
@@ -603,7 +618,7 @@ function checkMac(pfx: PFX, authSafe: Buffer, password: string): Buffer {
     const actual = createHmac(hash, key).update(authSafe).digest();
     if (actual.length === expected.length && timingSafeEqual(actual, expected)) return candidate;
   }
-  throw new Error('Wrong password for the PKCS#12 file');
+  throw new Pkcs12Error('password', 'Wrong password for the PKCS#12 file');
 }
 
 function safeContents(info: ContentInfo, password: string, bmpPasswords: Buffer[]): Buffer {
@@ -652,7 +667,7 @@ function decrypt(algorithm: AlgorithmIdentifier, data: Buffer, password: string,
     const decipher = createDecipheriv(cipher, key, iv);
     return Buffer.concat([decipher.update(data), decipher.final()]);
   } catch {
-    throw new Error('Wrong password for the PKCS#12 file');
+    throw new Pkcs12Error('password', 'Wrong password for the PKCS#12 file');
   }
 }
 

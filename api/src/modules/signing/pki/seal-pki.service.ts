@@ -19,9 +19,11 @@ import {
   loadIssuer,
   pdfSignerFromPem,
   readPkcs12,
+  Pkcs12Error,
   type IssuerMaterial,
   type KeyPairPem,
   type Pkcs12Material,
+  type Pkcs12Problem,
 } from './certificates';
 import { PkiAuthorityEntity } from './pki-authority.entity';
 import type { PkiCertificateEntity } from './pki-certificate.entity';
@@ -38,6 +40,22 @@ export interface CertificateSummary {
 export interface ReadySigner {
   signer: Signer;
   certificate: CertificateSummary;
+}
+
+/** A PKCS#12 refused by importPkcs12 (nothing changed): `problem` says why, the message says it for `manage`. */
+export class SealImportError extends AppError {
+  constructor(
+    readonly problem: Pkcs12Problem | 'expired',
+    message: string,
+  ) {
+    super('VALIDATION_FAILED', message);
+  }
+}
+
+/** The certificate the organisation's seal rests on, and where it came from (the console's seal page). */
+export interface SealCertificate {
+  certPem: string;
+  source: 'development' | 'imported';
 }
 
 const ROOT = 'root';
@@ -255,10 +273,10 @@ export class SealPkiService {
     try {
       material = await readPkcs12(bytes, password);
     } catch (err) {
-      throw new AppError('VALIDATION_FAILED', (err as Error).message);
+      throw new SealImportError(err instanceof Pkcs12Error ? err.problem : 'format', (err as Error).message);
     }
     if (material.notAfter.getTime() <= this.clock.now().getTime())
-      throw new AppError('VALIDATION_FAILED', `The certificate "${material.subject}" has expired.`);
+      throw new SealImportError('expired', `The certificate "${material.subject}" has expired.`);
     await this.store(org, material);
     return summary(material.certPem);
   }
@@ -314,6 +332,18 @@ export class SealPkiService {
       });
       await this.registry.record(caId, sealPair.certPem, 'seal', org.id, { again: true });
     }
+  }
+
+  /**
+   * The certificate the organisation's seals rest on: the imported PKCS#12's (the CA that issues its signers'
+   * certificates, or the leaf that signs everything), else the development seal certificate (made now if the
+   * organisation never signed yet, as its first signature would).
+   */
+  async sealCertificate(org: { id: string; name: string }): Promise<SealCertificate> {
+    const { issuer, seal } = await this.organisation(org);
+    if (issuer?.source === 'pkcs12') return { certPem: issuer.certPem, source: 'imported' };
+    if (seal.source === 'pkcs12') return { certPem: seal.certPem, source: 'imported' };
+    return { certPem: seal.certPem, source: 'development' };
   }
 
   /** A signer for one party's signature: a one-time certificate in their name, or the organisation's own leaf. */
