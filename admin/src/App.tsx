@@ -1,19 +1,25 @@
 import { Limits, StaffRoutes } from '@esign/contract';
 import { Admin, CustomRoutes, Notification, Resource, memoryStore } from 'react-admin';
 import { Navigate, Route } from 'react-router-dom';
+import { RequireAdmin } from './administration/RequireAdmin';
+import apiKeys from './api-keys';
 import { authProvider } from './authProvider';
 import { dataProvider } from './dataProvider';
+import deliveries from './deliveries';
 import drafts from './drafts';
 import { i18nProvider } from './i18n/provider';
 import StaffLayout from './layout/StaffLayout';
 import Outbox from './outbox/Outbox';
 import ClientList from './pages/ClientList';
 import NotFound from './pages/NotFound';
+import SetPassword from './pages/SetPassword';
 import SignIn from './pages/SignIn';
 import requests, { MailSent, RequestInitiate, RequestList, Upload } from './requests';
 import Settings from './settings/Settings';
 import templates from './templates';
 import { theme } from './theme';
+import users from './users';
+import webhooks from './webhooks';
 
 const ToNotFound = () => <Navigate to={StaffRoutes.notFound} replace />;
 
@@ -47,6 +53,7 @@ const App = () => (
       <Route path={StaffRoutes.signIn} element={<SignIn />} />
       <Route path={StaffRoutes.notFound} element={<NotFound />} />
       <Route path={StaffRoutes.list} element={<ClientList />} />
+      <Route path={StaffRoutes.setPassword} element={<SetPassword />} />
     </CustomRoutes>
     <CustomRoutes>
       <Route path={StaffRoutes.dashboard} element={<RequestList />} />
@@ -54,11 +61,22 @@ const App = () => (
       <Route path={StaffRoutes.upload} element={<Upload />} />
       <Route path={StaffRoutes.mailSent} element={<MailSent />} />
       <Route path={StaffRoutes.outbox} element={<Outbox />} />
-      <Route path={StaffRoutes.settings} element={<Settings />} />
+      <Route
+        path={StaffRoutes.settings}
+        element={
+          <RequireAdmin>
+            <Settings />
+          </RequireAdmin>
+        }
+      />
     </CustomRoutes>
     <Resource name="requests" {...requests} />
     <Resource name="drafts" {...drafts} />
     <Resource name="templates" {...templates} />
+    <Resource name="users" {...users} />
+    <Resource name="api-keys" {...apiKeys} />
+    <Resource name="webhooks" {...webhooks} />
+    <Resource name="deliveries" {...deliveries} />
   </Admin>
 );
 

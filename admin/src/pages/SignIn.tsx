@@ -1,14 +1,21 @@
-import { Messages } from '@esign/contract';
 import LockOutlinedIcon from '@mui/icons-material/LockOutlined';
-import { Avatar, Box, Button, Card, CardContent, CircularProgress, TextField, Typography } from '@mui/material';
+import { Alert, Avatar, Box, Button, Card, CardContent, CircularProgress, TextField, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
 import { useLogin } from 'react-admin';
+import { useLocation } from 'react-router-dom';
 import { endSession } from '../authProvider';
+import { useMessageText, useText } from '../i18n/useText';
 
-/** Staff login (/sign-in). Showing the page ends any stored session (spec section 2). */
+/**
+ * Staff login (/sign-in). Showing the page ends any stored session (spec section 2). A page that sends here with a
+ * notice in the history state (/set-password: the password is set) shows it above the form.
+ */
 const SignIn = () => {
   const login = useLogin();
+  const t = useText();
+  const messageText = useMessageText();
+  const notice = (useLocation().state as { notice?: string } | null)?.notice;
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
@@ -21,7 +28,7 @@ const SignIn = () => {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!username.trim() || !password) {
-      setError(Messages.loginFieldsEmpty);
+      setError(t('esign.loginFieldsEmpty'));
       return;
     }
     setError('');
@@ -29,7 +36,7 @@ const SignIn = () => {
     try {
       await login({ username: username.trim(), password });
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : Messages.internalError);
+      setError(messageText(failure instanceof Error ? failure.message : t('esign.internalError')));
       setLoading(false);
     }
   };
@@ -52,12 +59,17 @@ const SignIn = () => {
               <LockOutlinedIcon />
             </Avatar>
             <Typography component="h1" variant="h5">
-              {Messages.loginButton}
+              {t('esign.loginButton')}
             </Typography>
           </Box>
+          {notice && (
+            <Alert severity="success" sx={{ mb: 1 }} data-testid="sign-in-notice">
+              {messageText(notice)}
+            </Alert>
+          )}
           <Box component="form" noValidate onSubmit={(event) => void submit(event)}>
             <TextField
-              label={Messages.usernameLabel}
+              label={t('esign.usernameLabel')}
               name="username"
               autoComplete="username"
               autoFocus
@@ -68,7 +80,7 @@ const SignIn = () => {
               onChange={(event) => setUsername(event.target.value)}
             />
             <TextField
-              label={Messages.passwordLabel}
+              label={t('esign.passwordLabel')}
               name="password"
               type="password"
               autoComplete="current-password"
@@ -94,7 +106,7 @@ const SignIn = () => {
               sx={{ mt: 1 }}
               startIcon={loading ? <CircularProgress size={20} color="inherit" /> : undefined}
             >
-              {Messages.loginButton}
+              {t('esign.loginButton')}
             </Button>
           </Box>
         </CardContent>

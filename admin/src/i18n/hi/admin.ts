@@ -28,6 +28,9 @@ export const adminHindi: ConsoleCatalogue['admin'] = {
   deliveryNotFound: "कोई डिलीवरी '%{id}' नहीं।",
   redeliveryQueued: 'डिलीवरी फिर से कतार में है।',
   secretRotated: 'नया हस्ताक्षर सीक्रेट उपयोग में है; पुराना अब डिलीवरी पर हस्ताक्षर नहीं करता।',
+  sealManyKeys: 'PKCS#12 में ठीक एक निजी कुंजी होनी चाहिए।',
+  sealFileMissing: 'PKCS#12 (.p12 या .pfx) फ़ील्ड "file" में भेजें।',
+  redeliveryWebhookInactive: 'वेबहुक निष्क्रिय है: डिलीवरी फिर से भेजने से पहले उसे सक्रिय करें।',
 };
 
 /** The API's answers about requests that the console shows (the contract's RequestMessages) in Hindi. */

@@ -1,5 +1,5 @@
-import { RECIPIENT_TYPES } from '@esign/contract';
-import type { SignatureType } from '@esign/contract';
+import { LANGUAGE_NAMES, RECIPIENT_LANGUAGES, RECIPIENT_TYPES } from '@esign/contract';
+import type { RecipientLanguage, SignatureType } from '@esign/contract';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutline';
 import {
   Box,
@@ -51,7 +51,13 @@ const RecipientCard = ({
             </Tooltip>
           )}
         </Box>
-        <Box sx={{ display: 'grid', gap: 1, gridTemplateColumns: { xs: '1fr', md: 'repeat(5, 1fr)' } }}>
+        <Box
+          sx={{
+            display: 'grid',
+            gap: 1,
+            gridTemplateColumns: { xs: '1fr', md: 'repeat(3, 1fr)', lg: 'repeat(6, 1fr)' },
+          }}
+        >
           <TextField
             label="Name"
             value={value.name}
@@ -120,6 +126,23 @@ const RecipientCard = ({
               <FormHelperText>{hint('signatureType')}</FormHelperText>
             </FormControl>
           )}
+          <FormControl>
+            <InputLabel id={`language-${value.key}`}>Language</InputLabel>
+            <Select
+              labelId={`language-${value.key}`}
+              label="Language"
+              value={value.language}
+              onChange={(e) => set({ language: e.target.value as RecipientLanguage })}
+              data-testid="recipient-language"
+            >
+              {RECIPIENT_LANGUAGES.map((language) => (
+                <MenuItem key={language} value={language} lang={language}>
+                  {LANGUAGE_NAMES[language]}
+                </MenuItem>
+              ))}
+            </Select>
+            <FormHelperText> </FormHelperText>
+          </FormControl>
         </Box>
       </CardContent>
     </Card>

@@ -1,4 +1,13 @@
-import { FILE_UPLOAD_TYPES, Limits, Messages, REMINDER_LABELS, SIGNATURE_TYPES, StaffRoutes } from '@esign/contract';
+import {
+  DEFAULT_LANGUAGE,
+  FILE_UPLOAD_TYPES,
+  Limits,
+  Messages,
+  REMINDER_LABELS,
+  SIGNATURE_TYPES,
+  StaffRoutes,
+  isRecipientLanguage,
+} from '@esign/contract';
 import type { DraftReference, SignatureType, UploadResponse } from '@esign/contract';
 import AddIcon from '@mui/icons-material/Add';
 import PictureAsPdfIcon from '@mui/icons-material/PictureAsPdf';
@@ -21,7 +30,7 @@ import {
   Tooltip,
   Typography,
 } from '@mui/material';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNotify } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import { errorText, orgId, v1 } from '../../api';
@@ -100,12 +109,25 @@ const RequestInitiate = () => {
     [organisation],
   );
 
+  // A new request starts with the organisation's reminder, when it has one (issue 22); a draft keeps its own. Once:
+  // what the user then changes stays.
+  const defaultsApplied = useRef(false);
+  useEffect(() => {
+    if (defaultsApplied.current || refId || !organisation) return;
+    defaultsApplied.current = true;
+    const hours = organisation.settings.reminder_default_hours;
+    if (hours) {
+      setReminder(true);
+      setDuration(hours);
+    }
+  }, [organisation, refId]);
+
   // Editing a draft: its recipients and options, and its file (PROCEED waits for it).
   useEffect(() => {
     if (!refId) return;
     let live = true;
     setBusy(Messages.pleaseWait);
-    v1<{ data: DraftReference[] }>(`/v1/reference/${encodeURIComponent(orgId())}/${refId}`)
+    v1<{ data: (DraftReference & { language?: unknown })[] }>(`/v1/reference/${encodeURIComponent(orgId())}/${refId}`)
       .then((answer) => {
         if (!live) return;
         const parties = answer.data;
@@ -129,6 +151,8 @@ const RequestInitiate = () => {
             phone: localPhone(p.phoneNumber),
             recipientType: p.observer ? RECEIVES_COPY : NEEDS_TO_SIGN,
             signatureType: p.signature_type ?? '',
+            // The draft's recipient language, once the API keeps it (issue 22); English otherwise.
+            language: isRecipientLanguage(p.language) ? p.language : DEFAULT_LANGUAGE,
           })),
         );
       })

@@ -1,5 +1,6 @@
 import { Limits, Messages, RECIPIENT_TYPES, checkInput, pdfFileNameProblem, recipientSchema } from '@esign/contract';
-import type { RecipientInput, SignatureType } from '@esign/contract';
+import { DEFAULT_LANGUAGE } from '@esign/contract';
+import type { RecipientInput, RecipientLanguage, SignatureType } from '@esign/contract';
 
 export type RecipientType = (typeof RECIPIENT_TYPES)[number];
 export const NEEDS_TO_SIGN: RecipientType = RECIPIENT_TYPES[0];
@@ -13,6 +14,8 @@ export interface RecipientForm {
   phone: string;
   recipientType: RecipientType | '';
   signatureType: SignatureType | '';
+  /** The recipient's language (issue 22): their e-mails, SMS and signing page. English unless chosen. */
+  language: RecipientLanguage;
 }
 
 export interface InitiateForm {
@@ -30,6 +33,7 @@ export const emptyRecipient = (): RecipientForm => ({
   phone: '',
   recipientType: '',
   signatureType: '',
+  language: DEFAULT_LANGUAGE,
 });
 
 /** The phone as the API takes it: India only (the +91 is fixed in the input). */
@@ -99,6 +103,7 @@ export const recipientsPayload = (recipients: RecipientForm[]): RecipientInput[]
     phoneNumber: phoneNumberOf(r),
     observer: r.recipientType === RECEIVES_COPY,
     signature_type: r.recipientType === RECEIVES_COPY ? null : r.signatureType || null,
+    language: r.language,
   }));
 
 /**
