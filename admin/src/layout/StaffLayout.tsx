@@ -92,7 +92,18 @@ const SignedInLayout = ({ children }: { children: ReactNode }) => {
   useInactivityLogout();
   return (
     <OrganisationProvider>
-      <Layout appBar={StaffAppBar} menu={StaffMenu}>
+      {/*
+        A table wider than the page scrolls inside its grid, never the whole page under the sidebar: the grid's wrapper
+        takes the width it is given (contain: its columns do not widen the page) and scrolls what does not fit.
+      */}
+      <Layout
+        appBar={StaffAppBar}
+        menu={StaffMenu}
+        sx={{
+          '& .RaLayout-content, & .RaShow-card, & .RaEdit-card, & .RaCreate-card, & .RaList-content': { minWidth: 0 },
+          '& .RaDatagrid-tableWrapper': { overflowX: 'auto', contain: 'inline-size' },
+        }}
+      >
         {children}
       </Layout>
     </OrganisationProvider>

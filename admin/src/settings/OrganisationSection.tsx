@@ -70,6 +70,8 @@ const LogoRow = ({ organisation }: { organisation: Organisation }) => {
         )}
         <Button
           component="label"
+          role={undefined}
+          tabIndex={-1}
           variant="outlined"
           startIcon={<UploadIcon />}
           disabled={busy}

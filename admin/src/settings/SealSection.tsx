@@ -119,6 +119,8 @@ const SealSection = () => {
         <Box>
           <Button
             component="label"
+            role={undefined}
+            tabIndex={-1}
             variant="outlined"
             startIcon={<UploadFileIcon />}
             sx={{ '&:has(input:focus-visible)': { outline: 2, outlineColor: 'primary.main', outlineOffset: 2 } }}

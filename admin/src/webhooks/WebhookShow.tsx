@@ -2,13 +2,12 @@ import type { CreatedWebhook, Webhook } from '@esign/contract';
 import KeyIcon from '@mui/icons-material/Key';
 import PauseCircleOutlineIcon from '@mui/icons-material/PauseCircleOutline';
 import PlayCircleOutlineIcon from '@mui/icons-material/PlayCircleOutline';
-import { Typography } from '@mui/material';
+import { Box, Typography } from '@mui/material';
 import { useState } from 'react';
 import {
   Button,
   Confirm,
   DeleteWithConfirmButton,
-  Labeled,
   Pagination,
   ReferenceManyField,
   Show,
@@ -120,19 +119,23 @@ const WebhookShow = () => {
         <EventsField label="console.webhooks.events" />
         <ActiveField label="console.common.status" />
         <TimeField source="createdAt" label="console.webhooks.created" />
-        <Labeled label="console.webhooks.deliveries" fullWidth>
-          <ReferenceManyField
-            reference="deliveries"
-            target="webhook_id"
-            sort={{ field: 'createdAt', order: 'DESC' }}
-            perPage={10}
-            pagination={<Pagination />}
-            empty={<Typography color="text.secondary">{t('console.deliveries.noAnswer')}</Typography>}
-          >
-            <DeliveryGrid />
-          </ReferenceManyField>
-        </Labeled>
       </SimpleShowLayout>
+      {/* Outside SimpleShowLayout's labelled rows, which size to their content: the grid scrolls within the card. */}
+      <Box component="section" aria-labelledby="webhook-deliveries" sx={{ px: 2, pb: 2, minWidth: 0 }}>
+        <Typography id="webhook-deliveries" component="h2" variant="subtitle1" sx={{ fontWeight: 600 }}>
+          {t('console.webhooks.deliveries')}
+        </Typography>
+        <ReferenceManyField
+          reference="deliveries"
+          target="webhook_id"
+          sort={{ field: 'createdAt', order: 'DESC' }}
+          perPage={10}
+          pagination={<Pagination />}
+          empty={<Typography color="text.secondary">{t('console.deliveries.noAnswer')}</Typography>}
+        >
+          <DeliveryGrid />
+        </ReferenceManyField>
+      </Box>
     </Show>
   );
 };

@@ -97,8 +97,16 @@ export async function latestOtp(api: APIRequestContext, to: string): Promise<str
 const PNG =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
-/** Sends us_constitution.pdf to one e-Signature signer (no OTP) and signs it through the recipient's calls. */
-export async function completedRequest(request: APIRequestContext, key: string, name: string): Promise<number> {
+/**
+ * Sends us_constitution.pdf to one e-Signature signer (no OTP) with `key` (of `orgId`'s staff) and signs it through the
+ * recipient's calls; answers once the request is completed (sealed).
+ */
+export async function completedRequest(
+  request: APIRequestContext,
+  key: string,
+  name: string,
+  orgId: string = DEMO.orgId,
+): Promise<number> {
   const ok = async <T = unknown>(res: Awaited<ReturnType<APIRequestContext['get']>>): Promise<T> => {
     expect(res.ok(), `${res.url()} answered ${res.status()}: ${await res.text()}`).toBe(true);
     return (await res.json()) as T;
@@ -118,7 +126,7 @@ export async function completedRequest(request: APIRequestContext, key: string, 
         ]),
         checkOrder: 'false',
         otpRequired: 'false',
-        orgId: DEMO.orgId,
+        orgId,
         file: {
           name: 'us_constitution.pdf',
           mimeType: 'application/pdf',
@@ -131,21 +139,21 @@ export async function completedRequest(request: APIRequestContext, key: string, 
   await ok(
     await request.post('/v1/process', {
       headers: { apikey: key },
-      data: { orgId: DEMO.orgId, data: [{ refId, order: 1, pageNo: [1] }] },
+      data: { orgId, data: [{ refId, order: 1, pageNo: [1] }] },
     }),
   );
   const item = await ok<RequestListItem>(await request.get(`/api/requests/${refId}`, { headers: { apikey: key } }));
   const token = new URL(item.data[0].sign_url as string).searchParams.get('token') as string;
   const t = { 'x-sign-token': token };
-  const base = `${DEMO.orgId}/${refId}/1`;
+  const base = `${orgId}/${refId}/1`;
   const { request: signing } = await ok<{ request: { requestId: string } }>(
     await request.get(`/v1/reference/${base}`, { headers: t }),
   );
   const requestId = signing.requestId;
   await ok(await request.post(`/v1/signer_details/${base}`, { headers: t, data: { status: 'opened' } }));
   await ok(await request.post(`/v1/signer_details/${base}`, { headers: t, data: { status: 'signing' } }));
-  await ok(await request.get(`/v1/init/${DEMO.orgId}/${requestId}?method=2`, { headers: t }));
-  await ok(await request.post(`/v1/esignature/${DEMO.orgId}/${requestId}`, { headers: t, data: { file: PNG } }));
+  await ok(await request.get(`/v1/init/${orgId}/${requestId}?method=2`, { headers: t }));
+  await ok(await request.post(`/v1/esignature/${orgId}/${requestId}`, { headers: t, data: { file: PNG } }));
   await expect
     .poll(
       async () =>
