@@ -70,7 +70,11 @@ describe('webhook administration: secrets, deliveries, redelivery', () => {
   let firstDelivery: WebhookDelivery;
 
   it("lists every delivery with its webhook, status, the receiver's answer and no redelivery", async () => {
-    const created = await t.http.post('/api/webhooks').set('apikey', key).send({ url, events: ['*'] }).expect(201);
+    const created = await t.http
+      .post('/api/webhooks')
+      .set('apikey', key)
+      .send({ url, events: ['*'] })
+      .expect(201);
     hookId = created.body.id;
     firstSecret = created.body.secret;
     await emit('request.completed', { refId: 1234567890 });
@@ -203,7 +207,8 @@ describe('webhook administration: secrets, deliveries, redelivery', () => {
     expect(refused.body.message).toBe(AdminMessages.redeliveryWebhookInactive);
     await t.http.put(`/api/webhooks/${hookId}`).set('apikey', key).send({ active: true }).expect(200);
 
-    const count = async () => Number(((await t.db.query('SELECT COUNT(*) AS n FROM webhook_deliveries')) as { n: number }[])[0].n);
+    const count = async () =>
+      Number(((await t.db.query('SELECT COUNT(*) AS n FROM webhook_deliveries')) as { n: number }[])[0].n);
     const before = await count();
     expect((await deliveries(otherKey).expect(200)).body).toEqual([]);
     const notFound = await t.http.get(`/api/deliveries/${firstDelivery.id}`).set('apikey', otherKey).expect(404);

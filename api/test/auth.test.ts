@@ -216,13 +216,14 @@ describe('GET /api/whoami', () => {
   it('names the user and organisation of a session key', async () => {
     const key = await signIn(t, 'alice', 'alice-password');
     const res = await t.http.get('/api/whoami').set('apikey', key).expect(200);
-    expect(res.body).toEqual({ kind: 'session', orgId: 'acme', username: 'alice', keyName: null });
+    expect(res.body).toEqual({ kind: 'session', orgId: 'acme', username: 'alice', keyName: null, role: 'admin' });
   });
 
   it('names the organisation and key name of an organisation API key', async () => {
     const key = await orgApiKey(t, 'acme', 'ci-runner');
     const res = await t.http.get('/api/whoami').set('apikey', key).expect(200);
-    expect(res.body).toEqual({ kind: 'org', orgId: 'acme', username: null, keyName: 'ci-runner' });
+    // An organisation key is the organisation's own credential: it acts as an administrator (issue 22).
+    expect(res.body).toEqual({ kind: 'org', orgId: 'acme', username: null, keyName: 'ci-runner', role: 'admin' });
   });
 
   it('answers 401 without a key or with an unknown one', async () => {

@@ -42,13 +42,19 @@ const UNSAFE_SVGS: [string, string][] = [
   ['a script in another namespace prefix', wrap('<s:script xmlns:s="http://www.w3.org/2000/svg">alert(1)</s:script>')],
   ['an event handler', wrap('<rect width="10" height="10"/>', ' onload="alert(1)"')],
   ['an event handler on a child', wrap('<rect width="10" height="10" onclick="alert(1)"/>')],
-  ['an embedded page', wrap('<foreignObject width="10" height="10"><p xmlns="http://www.w3.org/1999/xhtml">hi</p></foreignObject>')],
+  [
+    'an embedded page',
+    wrap('<foreignObject width="10" height="10"><p xmlns="http://www.w3.org/1999/xhtml">hi</p></foreignObject>'),
+  ],
   ['a DOCTYPE with an entity', `<!DOCTYPE svg [<!ENTITY x "boom">]>${wrap('<text>&x;</text>')}`],
   ['an external image', wrap('<image href="https://tracker.example.com/pixel.png" width="1" height="1"/>')],
   ['an external xlink:href', wrap('<use xlink:href="https://evil.example.com/sprite.svg#a"/>')],
   ['a javascript: link', wrap('<a href="javascript:alert(1)"><rect width="10" height="10"/></a>')],
   ['an SVG data URI', wrap('<image href="data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=" width="1" height="1"/>')],
-  ['an outside url() in a style attribute', wrap('<rect width="10" height="10" style="fill:url(https://x.example/a)"/>')],
+  [
+    'an outside url() in a style attribute',
+    wrap('<rect width="10" height="10" style="fill:url(https://x.example/a)"/>'),
+  ],
   ['an @import', wrap('<style>@import url("https://x.example/a.css");</style>')],
   ['an outside url() in a style sheet', wrap('<style>rect { fill: url(http://x.example/#a) }</style>')],
   ['a style sheet processing instruction', `<?xml-stylesheet href="https://x.example/a.css"?>${wrap('')}`],
@@ -136,7 +142,11 @@ describe("the organisation's logo, reminder default and seal certificate", () =>
       await t.http
         .put('/api/organisations/acme/logo')
         .set('apikey', bob)
-        .attach('file', makePng(4, 4, () => [0, 0, 0, 255]), 'x.png')
+        .attach(
+          'file',
+          makePng(4, 4, () => [0, 0, 0, 255]),
+          'x.png',
+        )
         .expect(403);
       expect((await t.http.get('/api/organisations/globex').set('apikey', bob)).body.settings.has_logo).toBe(false);
     });
@@ -169,16 +179,72 @@ describe("the organisation's logo, reminder default and seal certificate", () =>
     /** A CA made by OpenSSL, and a leaf it issues exported as PKCS#12 (with its chain) under `password`. */
     const makeLeafP12 = (name: string, cn: string, days: number, password: string, withKey = true) => {
       const p = (file: string) => join(dir, `${name}-${file}`);
-      openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '400', '-keyout', p('ca.key'), '-out', p('ca.pem'),
-        '-subj', `/O=Acme Ltd/CN=${cn} CA`, '-addext', 'basicConstraints=critical,CA:TRUE',
-        '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-      openssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('leaf.key'), '-out', p('leaf.csr'),
-        '-subj', `/O=Acme Ltd/CN=${cn}`);
-      writeFileSync(p('leaf.ext'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n');
-      openssl('x509', '-req', '-in', p('leaf.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-CAcreateserial',
-        '-days', String(days), '-extfile', p('leaf.ext'), '-out', p('leaf.pem'));
-      openssl('pkcs12', '-export', '-in', p('leaf.pem'), ...(withKey ? ['-inkey', p('leaf.key')] : ['-nokeys']),
-        '-certfile', p('ca.pem'), '-passout', `pass:${password}`, '-out', p('leaf.p12'));
+      openssl(
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '400',
+        '-keyout',
+        p('ca.key'),
+        '-out',
+        p('ca.pem'),
+        '-subj',
+        `/O=Acme Ltd/CN=${cn} CA`,
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      );
+      openssl(
+        'req',
+        '-new',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        p('leaf.key'),
+        '-out',
+        p('leaf.csr'),
+        '-subj',
+        `/O=Acme Ltd/CN=${cn}`,
+      );
+      writeFileSync(
+        p('leaf.ext'),
+        'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n',
+      );
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        p('leaf.csr'),
+        '-CA',
+        p('ca.pem'),
+        '-CAkey',
+        p('ca.key'),
+        '-CAcreateserial',
+        '-days',
+        String(days),
+        '-extfile',
+        p('leaf.ext'),
+        '-out',
+        p('leaf.pem'),
+      );
+      openssl(
+        'pkcs12',
+        '-export',
+        '-in',
+        p('leaf.pem'),
+        ...(withKey ? ['-inkey', p('leaf.key')] : ['-nokeys']),
+        '-certfile',
+        p('ca.pem'),
+        '-passout',
+        `pass:${password}`,
+        '-out',
+        p('leaf.p12'),
+      );
       return { p12: readFileSync(p('leaf.p12')), caPem: readFileSync(p('ca.pem'), 'utf8') };
     };
     const importSeal = (file: Buffer, password: string) =>
@@ -219,7 +285,11 @@ describe("the organisation's logo, reminder default and seal certificate", () =>
         const res = await importSeal(file, password).expect(400);
         expect(res.body.message).toBe(message);
       }
-      const none = await t.http.put('/api/organisations/acme/seal').set('apikey', key).field('password', 'x').expect(400);
+      const none = await t.http
+        .put('/api/organisations/acme/seal')
+        .set('apikey', key)
+        .field('password', 'x')
+        .expect(400);
       expect(none.body.message).toBe(AdminMessages.sealFileMissing);
       expect((await seal()).body).toEqual(before);
     });

@@ -18,8 +18,7 @@ describe('staff users and their set-password links', () => {
   const put = (key: string, id: string, body: object) => t.http.put(`/api/users/${id}`).set('apikey', key).send(body);
   const linkFor = (key: string, id: string) => t.http.post(`/api/users/${id}/password-link`).set('apikey', key);
   const view = (token: string) => t.http.get('/consumers/password').query({ token });
-  const setPassword = (token: string, password: string) =>
-    t.http.post('/consumers/password').send({ token, password });
+  const setPassword = (token: string, password: string) => t.http.post('/consumers/password').send({ token, password });
   const whoami = (key: string) => t.http.get('/api/whoami').set('apikey', key);
   const outbox = (to: string, kind: MessageKind) =>
     t.db.getRepository(OutboxMessageEntity).find({ where: { to, kind }, order: { id: 'ASC' } });
@@ -139,7 +138,9 @@ describe('staff users and their set-password links', () => {
       .query({ filter: JSON.stringify({ q: 'EXAMPLE.IN' }) })
       .expect(200);
     expect(found.body.map((u: { username: string }) => u.username)).toEqual(['ravi']);
-    const bad = await users(admin).query({ sort: JSON.stringify(['password_hash', 'ASC']) }).expect(400);
+    const bad = await users(admin)
+      .query({ sort: JSON.stringify(['password_hash', 'ASC']) })
+      .expect(400);
     expect(bad.body.message).toMatch(/^sort must be \[field, "ASC" or "DESC"\] with field one of username/);
     for (const u of all.body) expect(Object.keys(u)).not.toContain('password_hash');
 
@@ -220,7 +221,7 @@ describe('staff users and their set-password links', () => {
     admin = await signIn(t, 'alice', 'alice-password');
   });
 
-  it("disables a user: their sessions stop at once and stay revoked when the user is enabled again", async () => {
+  it('disables a user: their sessions stop at once and stay revoked when the user is enabled again', async () => {
     const ravi = (await users(admin)).body.find((u: { username: string }) => u.username === 'ravi').id as string;
     const session = await signIn(t, 'ravi', 'ravi-new-passphrase');
     await whoami(session).expect(200);
@@ -273,11 +274,13 @@ describe('staff users and their set-password links', () => {
     await put(orgKey, ravi, { role: 'admin' }).expect(200);
     await put(orgKey, alice, { role: 'admin' }).expect(200);
     expect((await admins()).sort()).toEqual(['alice', 'ravi']);
-    const disabling = await Promise.all([put(orgKey, alice, { disabled: true }), put(orgKey, ravi, { disabled: true })]);
+    const disabling = await Promise.all([
+      put(orgKey, alice, { disabled: true }),
+      put(orgKey, ravi, { disabled: true }),
+    ]);
     expect(disabling.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(await admins()).toHaveLength(1);
   });
-
 });
 
 describe('a fresh installation: the support the other tests use, and the throttle on guessed links', () => {
@@ -300,7 +303,10 @@ describe('a fresh installation: the support the other tests use, and the throttl
       const res = await t.http.get('/consumers/password').query({ token: `pwl_${'x'.repeat(43)}${i}` });
       expect([res.status, res.body.message]).toEqual([400, AdminMessages.passwordLinkInvalid]);
     }
-    await t.http.get('/consumers/password').query({ token: `pwl_${'y'.repeat(43)}` }).expect(429);
+    await t.http
+      .get('/consumers/password')
+      .query({ token: `pwl_${'y'.repeat(43)}` })
+      .expect(429);
     await t.http
       .post('/consumers/password')
       .send({ token: `pwl_${'y'.repeat(43)}`, password: 'whatever-passphrase' })

@@ -147,11 +147,14 @@ describe('webhooks', () => {
     expect(deliveries.body).toEqual([
       {
         id: Number(req.headers['x-esign-delivery']),
+        webhook_id: hook.id,
         event: 'party.invited',
         status: 'delivered',
         attempts: 1,
         responseStatus: 200,
         error: null,
+        response_excerpt: 'thanks',
+        redelivery_of: null,
         createdAt: t.clock.now().toISOString(),
         deliveredAt: t.clock.now().toISOString(),
       },

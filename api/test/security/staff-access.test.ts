@@ -1,3 +1,4 @@
+import { WebhooksService } from '../../src/modules/webhooks/webhooks.service';
 import { readFixture } from '../support/fixtures';
 import { uploadOk } from '../support/requests';
 import { call, fillWith, routeName, staffRoutes, type Route } from '../support/route-walk';
@@ -21,7 +22,18 @@ const VICTIM = {
 };
 const FILE_NAME = 'victim-contract-b.pdf';
 const HOOK_URL = 'https://hooks.victim-b.example.in/esign';
-const TABLES = ['organisations', 'users', 'api_keys', 'requests', 'parties', 'templates', 'webhooks', 'audit_events'];
+const TABLES = [
+  'organisations',
+  'users',
+  'api_keys',
+  'requests',
+  'parties',
+  'templates',
+  'webhooks',
+  'webhook_deliveries',
+  'password_links',
+  'audit_events',
+];
 
 describe('staff routes refuse wrong, missing, revoked and expired keys, and leak nothing of the target', () => {
   let t: TestApp;
@@ -55,11 +67,15 @@ describe('staff routes refuse wrong, missing, revoked and expired keys, and leak
       ? ids.webhook
       : route.path.startsWith('/api/api-keys')
         ? ids.apiKey
-        : route.path.includes('/templates')
-          ? ids.template
-          : route.path.startsWith('/api/drafts')
-            ? ids.draft
-            : ids.refId;
+        : route.path.startsWith('/api/users')
+          ? ids.user
+          : route.path.startsWith('/api/deliveries')
+            ? ids.delivery
+            : route.path.includes('/templates')
+              ? ids.template
+              : route.path.startsWith('/api/drafts')
+                ? ids.draft
+                : ids.refId;
     return fillWith(route.path, {
       orgId: 'org-b',
       refId: ids.refId,
@@ -70,11 +86,24 @@ describe('staff routes refuse wrong, missing, revoked and expired keys, and leak
     });
   };
 
-  /** A body that names B's objects (for the calls that take one), without naming the organisation. */
+  /**
+   * A body that names B's objects (for the calls that take one), without naming the organisation, and that the route's
+   * schema takes (so the answer is about B's objects, not about the body).
+   */
   const bodyFor = (route: Route) =>
-    route.path.startsWith('/api/webhooks')
-      ? { url: 'https://attacker.example.com/hook', active: false }
-      : { data: [{ refId: Number(ids.refId), order: 1, pageNo: [1] }], refId: Number(ids.refId), name: 'hijacked' };
+    /\/(secret|redeliver|reseal|password-link)$/.test(route.path)
+      ? {}
+      : route.path.endsWith('/cancel')
+        ? { reason: 'hijacked' }
+        : route.path.startsWith('/api/users')
+          ? { role: 'admin' }
+          : route.path.startsWith('/api/webhooks')
+            ? { url: 'https://attacker.example.com/hook', active: false }
+            : {
+                data: [{ refId: Number(ids.refId), order: 1, pageNo: [1] }],
+                refId: Number(ids.refId),
+                name: 'hijacked',
+              };
 
   const attempt = (route: Route, key: string | null, nameB: boolean) => {
     let req = call(t, route, pathFor(route));
@@ -135,18 +164,27 @@ describe('staff routes refuse wrong, missing, revoked and expired keys, and leak
       .send({ url: HOOK_URL, events: ['*'] })
       .expect(201);
     const named = await t.http.post('/api/api-keys').set('apikey', keyB).send({ name: 'victim-ci' }).expect(201);
+    // A delivery of B's webhook (it fails: nothing listens there), and B's user.
+    await t.db.transaction((m) => t.app.get(WebhooksService).emit(m, 'org-b', 'request.completed', { refId: 1 }));
+    const [delivery] = (await t.db.query("SELECT id FROM webhook_deliveries WHERE org_id = 'org-b'")) as {
+      id: number;
+    }[];
+    const [bob] = (await t.db.query("SELECT id FROM users WHERE username = 'bob'")) as { id: string }[];
     ids = {
       refId: String(sent.refId),
       draft: String(draft.refId),
       template: String(template.id),
       webhook: String(hook.body.id),
       apiKey: String(named.body.id),
+      user: bob.id,
+      delivery: String(delivery.id),
     };
     markers = [
       ids.refId,
       ids.draft,
       ids.webhook,
       ids.apiKey,
+      ids.user,
       FILE_NAME,
       VICTIM.name,
       VICTIM.email,
@@ -214,7 +252,7 @@ describe('staff routes refuse wrong, missing, revoked and expired keys, and leak
     await walk(idleB, [401], { error: 'SESSION_EXPIRED', nameB: false });
   });
 
-  it('changed nothing in organisations, users, api_keys, requests, parties, templates, webhooks, audit_events', async () => {
+  it('changed nothing in organisations, users, api_keys, requests, parties, templates, webhooks and their deliveries, password links, audit_events', async () => {
     expect(await snapshot()).toEqual(before);
   });
 });

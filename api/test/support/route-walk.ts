@@ -17,6 +17,10 @@ export const PUBLIC_ROUTES = [
   'GET /metrics',
   'GET /consumers/:username/key-auth',
   'GET /consumers/:username',
+  // Issue 22: the set-password page's calls; the link's token is the permission (test/users.test.ts), throttled like
+  // sign-in.
+  'GET /consumers/password',
+  'POST /consumers/password',
   'GET /docs/logos/:orgId.png',
   // Document links carry their own expiry and HMAC (checked by the route), as they open in a new tab.
   'GET /docs/files/:orgId/:id/:kind.pdf',
@@ -56,6 +60,7 @@ export const PUBLIC_ROUTES = [
   'GET /templates/create',
   'GET /outbox',
   'GET /settings',
+  'GET /set-password',
   'GET /esign/:orgId/:refId/:order',
   'GET /success/:orgId/:requestId',
   'GET /failed/:orgId/:requestId',
@@ -72,6 +77,43 @@ export const PUBLIC_ROUTES = [
   'GET /api-docs/index.html',
   'GET /api-docs/swagger-ui-init.js',
 ].sort();
+
+/**
+ * The routes only an organisation administrator may call (issue 22): users, API keys, webhooks and their deliveries,
+ * the organisation's settings, logo and seal. A staff user's session key gets 403 on each
+ * (test/security/admin-routes.test.ts, which also fails on a registered route under these prefixes missing here).
+ */
+export const ADMIN_ROUTES = [
+  'GET /api/users',
+  'POST /api/users',
+  'GET /api/users/:id',
+  'PUT /api/users/:id',
+  'POST /api/users/:id/password-link',
+  'GET /api/api-keys',
+  'POST /api/api-keys',
+  'GET /api/api-keys/:id',
+  'DELETE /api/api-keys/:id',
+  'GET /api/webhooks',
+  'POST /api/webhooks',
+  'GET /api/webhooks/:id',
+  'PUT /api/webhooks/:id',
+  'DELETE /api/webhooks/:id',
+  'POST /api/webhooks/:id/secret',
+  'GET /api/webhooks/:id/deliveries',
+  'GET /api/deliveries',
+  'GET /api/deliveries/:id',
+  'POST /api/deliveries/:id/redeliver',
+  'PUT /api/organisations/:orgId',
+  'PUT /api/organisations/:orgId/logo',
+  'GET /api/organisations/:orgId/seal',
+  'PUT /api/organisations/:orgId/seal',
+].sort();
+
+/** Where the administration's routes live: a registered route here that ADMIN_ROUTES does not list fails the walk. */
+export const isAdministration = (r: Route): boolean =>
+  /^\/api\/(users|api-keys|webhooks|deliveries)(\/|$)/.test(r.path) ||
+  (r.path.startsWith('/api/organisations/') && r.method !== 'GET') ||
+  /^\/api\/organisations\/[^/]+\/seal$/.test(r.path);
 
 export const ORG_PARAM = /^(org_?id|client_orgid)$/i;
 
