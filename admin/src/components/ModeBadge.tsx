@@ -12,7 +12,8 @@ const ModeBadge = () => {
         label={live ? Messages.liveBadge : Messages.testBadge}
         color={live ? 'success' : 'warning'}
         size="small"
-        sx={{ fontWeight: 700, letterSpacing: 1 }}
+        // Dark text on the orange of test mode: white on it is too faint to read (WCAG 1.4.3).
+        sx={{ fontWeight: 700, letterSpacing: 1, ...(live ? {} : { color: 'rgba(0, 0, 0, 0.87)' }) }}
       />
     </Tooltip>
   );

@@ -14,6 +14,7 @@ import {
   useRefresh,
 } from 'react-admin';
 import { failureText } from '../api';
+import { KeyboardExpandBody } from '../components/KeyboardRows';
 import TimeField from '../components/TimeField';
 import type { ConsoleDataProvider } from '../dataProvider';
 import type { TextKey } from '../i18n/catalogue';
@@ -123,7 +124,13 @@ const RedeliverButton = (_props: { label?: string }) => {
  * answer (status code, body excerpt, error), with 'Send again'. `webhook`: show which webhook each went to.
  */
 const DeliveryGrid = ({ webhook = false }: { webhook?: boolean }) => (
-  <Datagrid rowClick="expand" expand={<DeliveryAnswer />} bulkActionButtons={false} data-testid="deliveries">
+  <Datagrid
+    rowClick="expand"
+    expand={<DeliveryAnswer />}
+    body={KeyboardExpandBody}
+    bulkActionButtons={false}
+    data-testid="deliveries"
+  >
     <TextField source="id" label="console.deliveries.id" />
     <TextField source="event" label="console.deliveries.event" />
     {webhook && (

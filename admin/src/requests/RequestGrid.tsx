@@ -1,6 +1,7 @@
 import { Limits } from '@esign/contract';
 import type { ReactNode } from 'react';
 import { Datagrid, List, Pagination, SearchInput, TextField } from 'react-admin';
+import { KeyboardExpandBody } from '../components/KeyboardRows';
 import TimeField from '../components/TimeField';
 import { useText } from '../i18n/useText';
 import BulkActions from './BulkActions';
@@ -59,6 +60,7 @@ const RequestGrid = ({
       <Datagrid
         rowClick="expand"
         expand={expand}
+        body={KeyboardExpandBody}
         bulkActionButtons={<BulkActions duplicate={duplicate} />}
         empty={empty}
         data-testid={testId}

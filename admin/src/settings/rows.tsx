@@ -74,7 +74,8 @@ export const ThresholdRow = ({
   const helpId = useId();
   return (
     <Box sx={{ pl: INDENT }} data-testid="threshold">
-      <Box sx={{ display: 'flex', gap: 1, color: disabled ? 'text.disabled' : 'text.primary' }}>
+      {/* Disabled, the label and the value read in the secondary grey: the disabled grey is too faint (WCAG 1.4.3). */}
+      <Box sx={{ display: 'flex', gap: 1, color: disabled ? 'text.secondary' : 'text.primary' }}>
         <Typography id={labelId}>{t('esign.settingsLiveVideoThreshold')}</Typography>
         <Typography sx={{ fontWeight: 700 }} data-testid="threshold-value">
           {value.toFixed(2)}

@@ -11,9 +11,11 @@ import {
   BooleanInput,
   Create,
   Edit,
+  SaveButton,
   SelectInput,
   SimpleForm,
   TextInput,
+  Toolbar,
   useNotify,
   useRecordContext,
   useRedirect,
@@ -100,7 +102,15 @@ export const UserEdit = () => {
       redirect="list"
       mutationOptions={{ onError: refused }}
     >
-      <SimpleForm validate={schemaValidator(updateUserSchema, updateFields)}>
+      <SimpleForm
+        validate={schemaValidator(updateUserSchema, updateFields)}
+        toolbar={
+          // No delete: a user is disabled, never removed (the audit trail names them).
+          <Toolbar>
+            <SaveButton />
+          </Toolbar>
+        }
+      >
         <TextInput source="username" label="console.users.username" disabled />
         <TextInput source="email" label="console.users.email" type="email" />
         <SelectInput source="role" label="console.users.role" choices={roleChoices} />
