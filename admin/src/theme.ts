@@ -1,5 +1,6 @@
 import { defaultTheme } from 'react-admin';
 import type { RaThemeOptions } from 'react-admin';
+import { DEVANAGARI_FAMILY } from './i18n/fonts';
 
 export const purple = '#5E35B1';
 
@@ -10,6 +11,11 @@ export const theme: RaThemeOptions = {
     primary: { main: purple, light: '#9162E4', dark: '#4527A0', contrastText: '#fff' },
     secondary: { main: '#311B92', light: '#6746C3', dark: '#000063', contrastText: '#fff' },
     background: { default: '#F6F4FB' },
+  },
+  // MUI's fonts first, as before; Devanagari letters (the console in Hindi) from the shipped Noto face (i18n/fonts.ts).
+  typography: {
+    ...defaultTheme.typography,
+    fontFamily: `"Roboto", "Helvetica", "Arial", "${DEVANAGARI_FAMILY}", sans-serif`,
   },
   sidebar: { width: 220, closedWidth: 55 },
   components: {

@@ -3,6 +3,7 @@ import type { ConsoleLanguage } from '@esign/contract';
 import polyglotI18nProvider from 'ra-i18n-polyglot';
 import type { I18nProvider, TranslationMessages } from 'react-admin';
 import { LANGUAGE_KEY } from '../session';
+import { keyOfText } from './catalogue';
 import { en } from './en';
 import { hi } from './hi';
 
@@ -24,12 +25,33 @@ const remember = (language: ConsoleLanguage): void => {
   document.documentElement.lang = language;
 };
 
+let language: ConsoleLanguage = storedLanguage();
+
+/** A text of the current catalogue by its dotted key, with its %{marks} filled; undefined when there is none. */
+function catalogueText(key: string, values: Record<string, unknown>): string | undefined {
+  let node: unknown = CATALOGUES[language];
+  for (const part of key.split('.')) node = (node as Record<string, unknown> | undefined)?.[part];
+  if (typeof node !== 'string') return undefined;
+  return node.replace(/%\{(\w+)\}/g, (mark, name: string) => (name in values ? String(values[name]) : mark));
+}
+
+/**
+ * What a text that is not a key becomes: a text of the contract in English (a form check's message, an API answer, a
+ * notify() of Messages.x) is shown in the page's language when the catalogue has it (keyOfText); anything else (a
+ * value, the API's own words) as it is, without Polyglot's warning.
+ */
+const onMissingKey = (text: string, values: Record<string, unknown> = {}): string => {
+  const key = keyOfText(text);
+  return (key && catalogueText(key, values)) ?? text;
+};
+
 const polyglot = polyglotI18nProvider(
   (locale) => CATALOGUES[isConsoleLanguage(locale) ? locale : 'en'],
-  storedLanguage(),
+  language,
   CONSOLE_LANGUAGES.map((locale) => ({ locale, name: LANGUAGE_NAMES[locale] })),
+  { onMissingKey },
 );
-document.documentElement.lang = storedLanguage();
+document.documentElement.lang = language;
 
 /**
  * react-admin's i18nProvider over Polyglot: English (react-admin's texts and the specification's, word for word) and
@@ -38,8 +60,9 @@ document.documentElement.lang = storedLanguage();
 export const i18nProvider: I18nProvider = {
   ...polyglot,
   changeLocale: async (locale: string) => {
-    const language = isConsoleLanguage(locale) ? locale : 'en';
-    await polyglot.changeLocale(language);
-    remember(language);
+    const next = isConsoleLanguage(locale) ? locale : 'en';
+    await polyglot.changeLocale(next);
+    language = next;
+    remember(next);
   },
 };

@@ -112,6 +112,7 @@ const OrganisationSection = ({
   onChange: (patch: Partial<SettingsForm>) => void;
 }) => {
   const t = useText();
+  const messageText = useMessageText();
   const typesId = useId();
   const toggleType = (type: string, on: boolean) =>
     onChange({
@@ -126,7 +127,7 @@ const OrganisationSection = ({
         value={form.name}
         onChange={(event) => onChange({ name: event.target.value })}
         error={Boolean(problems.name)}
-        helperText={problems.name ?? ' '}
+        helperText={problems.name ? messageText(problems.name) : ' '}
         slotProps={{ htmlInput: { maxLength: 200 } }}
         sx={{ maxWidth: 420 }}
       />

@@ -1,7 +1,7 @@
 import { Limits, REMINDER_LABELS } from '@esign/contract';
 import type { ReminderHours } from '@esign/contract';
 import { MenuItem, TextField } from '@mui/material';
-import { useText } from '../i18n/useText';
+import { useMessageText, useText } from '../i18n/useText';
 import type { SettingsForm, SettingsProblems } from './form';
 import { Section } from './rows';
 
@@ -16,6 +16,7 @@ const RequestDefaults = ({
   onChange: (patch: Partial<SettingsForm>) => void;
 }) => {
   const t = useText();
+  const messageText = useMessageText();
   return (
     <Section title={t('console.organisation.requestsSection')} intro={t('console.organisation.requestsIntro')}>
       <TextField
@@ -35,7 +36,7 @@ const RequestDefaults = ({
         <MenuItem value="">{t('console.common.none')}</MenuItem>
         {Limits.reminderHours.map((hours) => (
           <MenuItem key={hours} value={String(hours)}>
-            {REMINDER_LABELS[hours]}
+            {messageText(REMINDER_LABELS[hours])}
           </MenuItem>
         ))}
       </TextField>
@@ -44,7 +45,11 @@ const RequestDefaults = ({
         value={form.request_expiry_days}
         onChange={(event) => onChange({ request_expiry_days: event.target.value.replace(/[^\d]/g, '').slice(0, 3) })}
         error={Boolean(problems.request_expiry_days)}
-        helperText={problems.request_expiry_days ?? t('console.organisation.expiryHelp')}
+        helperText={
+          problems.request_expiry_days
+            ? messageText(problems.request_expiry_days)
+            : t('console.organisation.expiryHelp')
+        }
         slotProps={{ htmlInput: { inputMode: 'numeric' } }}
         sx={{ maxWidth: 420 }}
       />

@@ -89,7 +89,7 @@ const Settings = () => {
   });
   const link = (name: SettingsLink) => ({
     value: form?.[name] ?? '',
-    problem: problems[name],
+    problem: problems[name] && messageText(problems[name]),
     onChange: (value: string) => patch({ [name]: value }),
   });
 

@@ -1,4 +1,4 @@
-import { Limits, Messages } from '@esign/contract';
+import { Limits } from '@esign/contract';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutline';
 import EditOutlinedIcon from '@mui/icons-material/EditOutlined';
 import {
@@ -17,9 +17,9 @@ import { useFormatTime } from '../organisation/OrganisationContext';
 import { templateErrorText } from './errors';
 import { TemplatePagination, TemplateRowsOr, TemplateSearch } from './TemplateListParts';
 import TemplateSortHeader from './TemplateSortHeader';
-import { TemplateTexts } from './texts';
 import type { TemplateView } from './types';
 import { useTemplateList } from './useTemplates';
+import { useText } from '../i18n/useText';
 
 /** The picker's choice: the row picked, and what a click on a row does. */
 export interface TemplatePick {
@@ -51,6 +51,7 @@ const TemplateGrid = ({
   actions?: TemplateRowActions;
   label: string;
 }) => {
+  const t = useText();
   const formatTime = useFormatTime();
   const { rows, isPending, error, sort, onSort, emptyText } = useTemplateList();
   const full = !pick;
@@ -69,27 +70,27 @@ const TemplateGrid = ({
             <TableRow>
               {pick && <TableCell padding="checkbox" />}
               <TemplateSortHeader field="template_name" sort={sort} onSort={onSort}>
-                {Messages.templateNameColumn}
+                {t('esign.templateNameColumn')}
               </TemplateSortHeader>
               <TemplateSortHeader field="template_id" sort={sort} onSort={onSort}>
-                {Messages.templateIdColumn}
+                {t('esign.templateIdColumn')}
               </TemplateSortHeader>
               {full && (
                 <>
                   <TemplateSortHeader field="filename" sort={sort} onSort={onSort}>
-                    {TemplateTexts.fileNameColumn}
+                    {t('console.templates.fileNameColumn')}
                   </TemplateSortHeader>
                   <TemplateSortHeader field="total_pages" align="right" sort={sort} onSort={onSort}>
-                    {TemplateTexts.pagesColumn}
+                    {t('console.templates.pagesColumn')}
                   </TemplateSortHeader>
                   <TemplateSortHeader field="field_count" align="right" sort={sort} onSort={onSort}>
-                    {TemplateTexts.fieldsColumn}
+                    {t('console.templates.fieldsColumn')}
                   </TemplateSortHeader>
                   <TemplateSortHeader field="timestamp" sort={sort} onSort={onSort}>
-                    {TemplateTexts.createdColumn}
+                    {t('console.templates.createdColumn')}
                   </TemplateSortHeader>
                   <TableCell align="right" sx={{ fontWeight: 600 }}>
-                    {TemplateTexts.actionsColumn}
+                    {t('console.templates.actionsColumn')}
                   </TableCell>
                 </>
               )}
@@ -159,28 +160,31 @@ const TemplateGrid = ({
   );
 };
 
-const RowActions = ({ template, onDelete, onEdit }: TemplateRowActions & { template: TemplateView }) => (
-  <>
-    <Tooltip title={TemplateTexts.deleteTemplate}>
-      <IconButton
-        size="small"
-        color="error"
-        aria-label={`${TemplateTexts.deleteTemplate} ${template.template_name}`}
-        onClick={() => onDelete(template)}
-      >
-        <DeleteOutlineIcon fontSize="small" />
-      </IconButton>
-    </Tooltip>
-    <Tooltip title={TemplateTexts.editTemplate}>
-      <IconButton
-        size="small"
-        aria-label={`${TemplateTexts.editTemplate} ${template.template_name}`}
-        onClick={() => onEdit(template)}
-      >
-        <EditOutlinedIcon fontSize="small" />
-      </IconButton>
-    </Tooltip>
-  </>
-);
+const RowActions = ({ template, onDelete, onEdit }: TemplateRowActions & { template: TemplateView }) => {
+  const t = useText();
+  return (
+    <>
+      <Tooltip title={t('console.templates.deleteTemplate')}>
+        <IconButton
+          size="small"
+          color="error"
+          aria-label={`${t('console.templates.deleteTemplate')} ${template.template_name}`}
+          onClick={() => onDelete(template)}
+        >
+          <DeleteOutlineIcon fontSize="small" />
+        </IconButton>
+      </Tooltip>
+      <Tooltip title={t('console.templates.editTemplate')}>
+        <IconButton
+          size="small"
+          aria-label={`${t('console.templates.editTemplate')} ${template.template_name}`}
+          onClick={() => onEdit(template)}
+        >
+          <EditOutlinedIcon fontSize="small" />
+        </IconButton>
+      </Tooltip>
+    </>
+  );
+};
 
 export default TemplateGrid;

@@ -1,4 +1,4 @@
-import { Limits, Messages, StaffRoutes } from '@esign/contract';
+import { Limits, StaffRoutes } from '@esign/contract';
 import {
   Button,
   Card,
@@ -15,9 +15,9 @@ import { useNavigate } from 'react-router-dom';
 import PageHeading from '../components/PageHeading';
 import { templateErrorText } from './errors';
 import TemplateGrid from './TemplateGrid';
-import { TemplateTexts } from './texts';
 import type { TemplateView } from './types';
 import { templateListProps } from './useTemplates';
+import { useText } from '../i18n/useText';
 
 /**
  * /templates: the organisation's templates (newest first until a header is clicked), a search by name,
@@ -30,6 +30,7 @@ const TemplateList = () => (
 );
 
 const TemplateTable = () => {
+  const t = useText();
   const navigate = useNavigate();
   const notify = useNotify();
   const translate = useTranslate();
@@ -59,13 +60,13 @@ const TemplateTable = () => {
   return (
     <Card sx={{ mt: 2, mb: 2 }}>
       <CardContent>
-        <PageHeading title={Messages.templatesHeading}>
+        <PageHeading title={t('esign.templatesHeading')}>
           <Button variant="contained" onClick={() => navigate(StaffRoutes.templateCreate)}>
-            {Messages.createTemplate}
+            {t('esign.createTemplate')}
           </Button>
         </PageHeading>
         <TemplateGrid
-          label={Messages.templatesHeading}
+          label={t('esign.templatesHeading')}
           actions={{
             onDelete: setDoomed,
             onEdit: (template) => navigate(`${StaffRoutes.templateCreate}?id=${encodeURIComponent(template.id)}`),
@@ -77,15 +78,15 @@ const TemplateTable = () => {
         onClose={() => !deleting && setDoomed(null)}
         aria-labelledby="template-delete-title"
       >
-        <DialogTitle id="template-delete-title">{TemplateTexts.deleteTemplate}</DialogTitle>
+        <DialogTitle id="template-delete-title">{t('console.templates.deleteTemplate')}</DialogTitle>
         <DialogContent>
           <DialogContentText>
-            {Messages.deleteConfirm} {doomed ? `(${doomed.template_name})` : ''}
+            {t('esign.deleteConfirm')} {doomed ? `(${doomed.template_name})` : ''}
           </DialogContentText>
         </DialogContent>
         <DialogActions>
           <Button onClick={() => setDoomed(null)} disabled={deleting}>
-            {Messages.cancelButton}
+            {t('esign.cancelButton')}
           </Button>
           <Button color="error" variant="contained" onClick={confirmDelete} disabled={deleting}>
             {translate('ra.action.delete')}

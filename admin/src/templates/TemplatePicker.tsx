@@ -1,4 +1,4 @@
-import { Limits, Messages, StaffRoutes } from '@esign/contract';
+import { Limits, StaffRoutes } from '@esign/contract';
 import { Button, Dialog, DialogActions, DialogContent, DialogTitle, Link } from '@mui/material';
 import { useState } from 'react';
 import { ListBase, useDataProvider, useListContext, useNotify } from 'react-admin';
@@ -6,6 +6,7 @@ import { Link as RouterLink } from 'react-router-dom';
 import TemplateGrid from './TemplateGrid';
 import type { TemplateView } from './types';
 import { templateListProps } from './useTemplates';
+import { useText } from '../i18n/useText';
 
 export type { TemplateView } from './types';
 
@@ -32,10 +33,10 @@ export const createTemplateHref = (returnTo: string): string =>
  * picked like a radio button (click the row or its radio), '+ Create Template', Cancel and Select. Select with
  * nothing picked shows 'Please pick a template.' for 1.5 s.
  *
- * For tests: the dialog is role dialog named Messages.pickTemplate; rows are data-testid="template-picker-row" with
+ * For tests: the dialog is role dialog named t('esign.pickTemplate'); rows are data-testid="template-picker-row" with
  * data-template-id and data-template-name; each radio is labelled with the template's name; the buttons are labelled
- * Messages.cancelButton and Messages.selectButton; the empty text is data-testid="template-picker-empty"; the search
- * box has the placeholder Messages.searchPlaceholder.
+ * t('esign.cancelButton') and t('esign.selectButton'); the empty text is data-testid="template-picker-empty"; the search
+ * box has the placeholder t('esign.searchPlaceholder').
  */
 const TemplatePicker = ({ open, onClose, ...rest }: TemplatePickerProps) => (
   <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby="template-picker-title">
@@ -52,6 +53,7 @@ const PickerContent = ({
   selectedId = null,
   returnTo = StaffRoutes.requestInitiate,
 }: Omit<TemplatePickerProps, 'open'>) => {
+  const t = useText();
   const notify = useNotify();
   const dataProvider = useDataProvider();
   const { data: rows = [] } = useListContext<TemplateView>();
@@ -69,7 +71,7 @@ const PickerContent = ({
       );
     }
     if (!template) {
-      notify(Messages.pleasePickTemplate, { type: 'warning', autoHideDuration: Limits.templateWarningToastMs });
+      notify(t('esign.pleasePickTemplate'), { type: 'warning', autoHideDuration: Limits.templateWarningToastMs });
       return;
     }
     onSelect(template);
@@ -77,7 +79,7 @@ const PickerContent = ({
 
   return (
     <>
-      <DialogTitle id="template-picker-title">{Messages.pickTemplate}</DialogTitle>
+      <DialogTitle id="template-picker-title">{t('esign.pickTemplate')}</DialogTitle>
       <DialogContent dividers>
         <Link
           component={RouterLink}
@@ -85,17 +87,17 @@ const PickerContent = ({
           underline="hover"
           sx={{ display: 'inline-block', mb: 1.5, fontWeight: 600 }}
         >
-          {Messages.createTemplate}
+          {t('esign.createTemplate')}
         </Link>
         <TemplateGrid
-          label={Messages.pickTemplate}
+          label={t('esign.pickTemplate')}
           pick={{ pickedId: picked?.id ?? null, onPick: (template) => setPicked({ id: template.id, template }) }}
         />
       </DialogContent>
       <DialogActions>
-        <Button onClick={onClose}>{Messages.cancelButton}</Button>
+        <Button onClick={onClose}>{t('esign.cancelButton')}</Button>
         <Button variant="contained" onClick={() => void select()}>
-          {Messages.selectButton}
+          {t('esign.selectButton')}
         </Button>
       </DialogActions>
     </>

@@ -1,9 +1,9 @@
-import { Messages } from '@esign/contract';
 import UploadFileIcon from '@mui/icons-material/UploadFile';
 import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, Typography } from '@mui/material';
 import { useState } from 'react';
 import type { ChangeEvent } from 'react';
 import { checkPdfFile } from './form';
+import { useMessageText, useText } from '../../i18n/useText';
 
 /**
  * The native file input, kept for the browser's file picker (and for drop-in tests) but hidden behind the console's
@@ -34,6 +34,8 @@ const FileDialog = ({
   onCancel: () => void;
   onSelect: (file: File) => void;
 }) => {
+  const t = useText();
+  const messageText = useMessageText();
   const [file, setFile] = useState<File | null>(null);
   const [error, setError] = useState('');
   const close = () => {
@@ -43,7 +45,7 @@ const FileDialog = ({
   };
   const select = () => {
     if (!file) {
-      setError(Messages.invalidPdf);
+      setError(t('esign.invalidPdf'));
       return;
     }
     const problem = checkPdfFile(file);
@@ -57,11 +59,11 @@ const FileDialog = ({
   };
   return (
     <Dialog open={open} onClose={close} fullWidth maxWidth="sm">
-      <DialogTitle>{Messages.chooseFile}</DialogTitle>
+      <DialogTitle>{t('esign.chooseFile')}</DialogTitle>
       <DialogContent>
-        <Typography variant="body2">{Messages.fileNoteOnlyPdf}</Typography>
+        <Typography variant="body2">{t('esign.fileNoteOnlyPdf')}</Typography>
         <Typography variant="body2" sx={{ mb: 2 }}>
-          {Messages.fileNoteMaxSize}
+          {t('esign.fileNoteMaxSize')}
         </Typography>
         <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, flexWrap: 'wrap' }}>
           {/* The label opens the picker; the input inside is the control (keyboard focus, its name), so the label is
@@ -75,7 +77,7 @@ const FileDialog = ({
             data-testid="choose-file"
             sx={{ '&:has(input:focus-visible)': { outline: 2, outlineColor: 'primary.main', outlineOffset: 2 } }}
           >
-            {Messages.chooseFile}
+            {t('esign.chooseFile')}
             <Box
               component="input"
               data-testid="file-input"
@@ -100,13 +102,13 @@ const FileDialog = ({
           </Typography>
         </Box>
         <Typography role="alert" color="error" sx={{ mt: 1, minHeight: '1.5em' }} data-testid="file-error">
-          {error}
+          {error && messageText(error)}
         </Typography>
       </DialogContent>
       <DialogActions>
-        <Button onClick={close}>{Messages.cancelButton}</Button>
+        <Button onClick={close}>{t('esign.cancelButton')}</Button>
         <Button variant="contained" onClick={select}>
-          {Messages.selectButton}
+          {t('esign.selectButton')}
         </Button>
       </DialogActions>
     </Dialog>

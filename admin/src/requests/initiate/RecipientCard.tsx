@@ -16,6 +16,7 @@ import {
   Tooltip,
   Typography,
 } from '@mui/material';
+import { useMessageText, useText } from '../../i18n/useText';
 import { RECEIVES_COPY, type FormProblem, type RecipientForm } from './form';
 
 /** One recipient: name, email, phone (India only), recipient type and, for a signer, the signature type. */
@@ -34,18 +35,21 @@ const RecipientCard = ({
   onChange: (next: RecipientForm) => void;
   onRemove?: () => void;
 }) => {
+  const t = useText();
+  const messageText = useMessageText();
+  const n = index + 1;
   const wrong = (field: FormProblem['field']) => problem?.index === index && problem.field === field;
-  const hint = (field: FormProblem['field']) => (wrong(field) ? problem?.message : ' ');
+  const hint = (field: FormProblem['field']) => (wrong(field) && problem ? messageText(problem.message) : ' ');
   const set = (patch: Partial<RecipientForm>) => onChange({ ...value, ...patch });
   const observer = value.recipientType === RECEIVES_COPY;
   return (
     <Card variant="outlined" data-testid={`recipient-${index + 1}`}>
       <CardContent>
         <Box sx={{ display: 'flex', alignItems: 'center', mb: 1 }}>
-          <Typography sx={{ flex: 1, fontWeight: 600 }}>Recipient {index + 1}</Typography>
+          <Typography sx={{ flex: 1, fontWeight: 600 }}>{t('console.initiate.recipient', { n })}</Typography>
           {onRemove && (
-            <Tooltip title="Remove recipient">
-              <IconButton aria-label={`Remove recipient ${index + 1}`} onClick={onRemove} size="small">
+            <Tooltip title={t('console.initiate.removeRecipient')}>
+              <IconButton aria-label={t('console.initiate.removeRecipientN', { n })} onClick={onRemove} size="small">
                 <DeleteOutlineIcon />
               </IconButton>
             </Tooltip>
@@ -59,7 +63,7 @@ const RecipientCard = ({
           }}
         >
           <TextField
-            label="Name"
+            label={t('console.initiate.name')}
             value={value.name}
             error={wrong('name')}
             helperText={hint('name')}
@@ -67,7 +71,7 @@ const RecipientCard = ({
             inputProps={{ maxLength: 200 }}
           />
           <TextField
-            label="Email"
+            label={t('console.initiate.email')}
             type="email"
             value={value.email}
             error={wrong('email')}
@@ -75,34 +79,34 @@ const RecipientCard = ({
             onChange={(e) => set({ email: e.target.value })}
           />
           <TextField
-            label="Phone"
+            label={t('console.initiate.phone')}
             value={value.phone}
             error={wrong('phone')}
             helperText={hint('phone')}
             onChange={(e) => set({ phone: e.target.value.replace(/[^\d\s-]/g, '').slice(0, 14) })}
-            inputProps={{ inputMode: 'tel', 'aria-label': `Phone of recipient ${index + 1}` }}
+            inputProps={{ inputMode: 'tel', 'aria-label': t('console.initiate.phoneOf', { n }) }}
             InputProps={{
               startAdornment: (
-                <InputAdornment position="start" title="India">
+                <InputAdornment position="start" title={t('console.initiate.india')}>
                   +91
                 </InputAdornment>
               ),
             }}
           />
           <FormControl error={wrong('recipientType')}>
-            <InputLabel id={`recipient-type-${value.key}`}>Recipient type</InputLabel>
+            <InputLabel id={`recipient-type-${value.key}`}>{t('console.initiate.recipientType')}</InputLabel>
             <Select
               labelId={`recipient-type-${value.key}`}
-              label="Recipient type"
+              label={t('console.initiate.recipientType')}
               value={value.recipientType}
               onChange={(e) => {
                 const recipientType = e.target.value as RecipientForm['recipientType'];
                 set({ recipientType, ...(recipientType === RECEIVES_COPY ? { signatureType: '' } : {}) });
               }}
             >
-              {RECIPIENT_TYPES.map((t) => (
-                <MenuItem key={t} value={t}>
-                  {t}
+              {RECIPIENT_TYPES.map((type) => (
+                <MenuItem key={type} value={type}>
+                  {messageText(type)}
                 </MenuItem>
               ))}
             </Select>
@@ -110,16 +114,16 @@ const RecipientCard = ({
           </FormControl>
           {!observer && (
             <FormControl error={wrong('signatureType')}>
-              <InputLabel id={`signature-type-${value.key}`}>Signature type</InputLabel>
+              <InputLabel id={`signature-type-${value.key}`}>{t('console.initiate.signatureType')}</InputLabel>
               <Select
                 labelId={`signature-type-${value.key}`}
-                label="Signature type"
+                label={t('console.initiate.signatureType')}
                 value={value.signatureType}
                 onChange={(e) => set({ signatureType: e.target.value as SignatureType })}
               >
-                {signatureTypes.map((t) => (
-                  <MenuItem key={t} value={t}>
-                    {t}
+                {signatureTypes.map((type) => (
+                  <MenuItem key={type} value={type}>
+                    {type}
                   </MenuItem>
                 ))}
               </Select>
@@ -127,10 +131,10 @@ const RecipientCard = ({
             </FormControl>
           )}
           <FormControl>
-            <InputLabel id={`language-${value.key}`}>Language</InputLabel>
+            <InputLabel id={`language-${value.key}`}>{t('console.initiate.language')}</InputLabel>
             <Select
               labelId={`language-${value.key}`}
-              label="Language"
+              label={t('console.initiate.language')}
               value={value.language}
               onChange={(e) => set({ language: e.target.value as RecipientLanguage })}
               data-testid="recipient-language"

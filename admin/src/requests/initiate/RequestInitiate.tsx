@@ -2,7 +2,6 @@ import {
   DEFAULT_LANGUAGE,
   FILE_UPLOAD_TYPES,
   Limits,
-  Messages,
   REMINDER_LABELS,
   SIGNATURE_TYPES,
   StaffRoutes,
@@ -53,6 +52,7 @@ import type { TemplateValueChanges } from './TemplateValues';
 import { useOrganisation } from '../../organisation/OrganisationContext';
 import { TemplatePicker } from '../../templates';
 import type { TemplateView } from '../../templates/types';
+import { useMessageText, useText } from '../../i18n/useText';
 
 type UploadType = (typeof FILE_UPLOAD_TYPES)[number];
 const [CHOOSE_FILE, CHOOSE_TEMPLATE] = FILE_UPLOAD_TYPES;
@@ -80,6 +80,8 @@ const draftRefId = (): string | null => {
  * PROCEED uploads (a new draft, or the edited draft kept under its Ref ID) and goes on to the placement.
  */
 const RequestInitiate = () => {
+  const t = useText();
+  const messageText = useMessageText();
   const navigate = useNavigate();
   const notify = useNotify();
   const [refId] = useState(draftRefId);
@@ -126,7 +128,7 @@ const RequestInitiate = () => {
   useEffect(() => {
     if (!refId) return;
     let live = true;
-    setBusy(Messages.pleaseWait);
+    setBusy(t('esign.pleaseWait'));
     v1<{ data: (DraftReference & { language?: unknown })[] }>(`/v1/reference/${encodeURIComponent(orgId())}/${refId}`)
       .then((answer) => {
         if (!live) return;
@@ -156,7 +158,7 @@ const RequestInitiate = () => {
           })),
         );
       })
-      .catch((error: unknown) => live && notify(errorText(error, Messages.internalError), { type: 'error' }))
+      .catch((error: unknown) => live && notify(errorText(error, t('esign.internalError')), { type: 'error' }))
       .finally(() => live && setBusy(null));
     return () => {
       live = false;
@@ -175,7 +177,7 @@ const RequestInitiate = () => {
 
   const acceptFile = async (picked: File) => {
     setFileDialog(false);
-    setBusy(Messages.validatingFile);
+    setBusy(t('esign.validatingFile'));
     const form = new FormData();
     form.set('file', picked, picked.name);
     try {
@@ -183,7 +185,7 @@ const RequestInitiate = () => {
       setFile(picked);
       setTemplate(null);
     } catch (error) {
-      notify(errorText(error, Messages.documentCheckFailed), { type: 'error' });
+      notify(errorText(error, t('esign.documentCheckFailed')), { type: 'error' });
     } finally {
       setBusy(null);
     }
@@ -217,7 +219,7 @@ const RequestInitiate = () => {
       form.set('template_id', template.template_id);
       for (const [name, value] of Object.entries(templateValuesPayload(templateChanges))) form.set(name, value);
     }
-    setBusy(Messages.pleaseWait);
+    setBusy(t('esign.pleaseWait'));
     try {
       storeUploadResponse(await v1<UploadResponse>('/v1/upload', { method: 'POST', body: form }));
       navigate(StaffRoutes.upload);
@@ -238,36 +240,43 @@ const RequestInitiate = () => {
   return (
     <Card sx={{ my: 2 }}>
       <CardContent>
-        <PageHeading title={Messages.initiateRequestHeading}>
-          {refId && <Chip color="primary" variant="outlined" label={`Ref Id: ${refId}`} data-testid="ref-id" />}
+        <PageHeading title={t('esign.initiateRequestHeading')}>
+          {refId && (
+            <Chip
+              color="primary"
+              variant="outlined"
+              label={t('console.initiate.refIdChip', { refId })}
+              data-testid="ref-id"
+            />
+          )}
         </PageHeading>
 
         <Stack spacing={2}>
           <Box sx={{ display: 'flex', gap: 2, alignItems: 'center', flexWrap: 'wrap' }}>
             <FormControl sx={{ minWidth: 260 }} error={problem?.field === 'document'}>
-              <InputLabel id="upload-type">{Messages.selectFileUploadType}</InputLabel>
+              <InputLabel id="upload-type">{t('esign.selectFileUploadType')}</InputLabel>
               <Select
                 labelId="upload-type"
-                label={Messages.selectFileUploadType}
+                label={t('esign.selectFileUploadType')}
                 value={uploadType}
                 onChange={(e) => chooseUploadType(e.target.value as UploadType)}
               >
-                {FILE_UPLOAD_TYPES.map((t) => (
-                  <MenuItem key={t} value={t}>
-                    {t}
+                {FILE_UPLOAD_TYPES.map((type) => (
+                  <MenuItem key={type} value={type}>
+                    {messageText(type)}
                   </MenuItem>
                 ))}
               </Select>
-              <FormHelperText>{problem?.field === 'document' ? problem.message : ' '}</FormHelperText>
+              <FormHelperText>{problem?.field === 'document' ? messageText(problem.message) : ' '}</FormHelperText>
             </FormControl>
             {uploadType === CHOOSE_FILE && (
               <Button variant="outlined" onClick={() => setFileDialog(true)}>
-                {Messages.chooseFile}
+                {t('esign.chooseFile')}
               </Button>
             )}
             {uploadType === CHOOSE_TEMPLATE && (
               <Button variant="outlined" onClick={() => setPickerOpen(true)}>
-                {Messages.pickTemplate}
+                {t('esign.pickTemplate')}
               </Button>
             )}
             {documentLabel && (
@@ -287,7 +296,7 @@ const RequestInitiate = () => {
           <Box sx={{ display: 'flex', gap: 3, flexWrap: 'wrap', alignItems: 'center' }}>
             <FormControlLabel
               control={<Checkbox checked={parallel} onChange={(e) => setParallel(e.target.checked)} />}
-              label={Messages.enableParallelSigning}
+              label={t('esign.enableParallelSigning')}
             />
             <FormControlLabel
               control={
@@ -299,13 +308,13 @@ const RequestInitiate = () => {
                   }}
                 />
               }
-              label={Messages.setReminder}
+              label={t('esign.setReminder')}
             />
             {reminder && (
               <FormControl error={problem?.field === 'duration'}>
                 <RadioGroup
                   row
-                  aria-label={Messages.setReminder}
+                  aria-label={t('esign.setReminder')}
                   value={duration === null ? '' : String(duration)}
                   onChange={(e) => setDuration(Number(e.target.value))}
                 >
@@ -314,16 +323,16 @@ const RequestInitiate = () => {
                       key={hours}
                       value={String(hours)}
                       control={<Radio />}
-                      label={REMINDER_LABELS[hours]}
+                      label={messageText(REMINDER_LABELS[hours])}
                     />
                   ))}
                 </RadioGroup>
-                {problem?.field === 'duration' && <FormHelperText>{problem.message}</FormHelperText>}
+                {problem?.field === 'duration' && <FormHelperText>{messageText(problem.message)}</FormHelperText>}
               </FormControl>
             )}
             <FormControlLabel
               control={<Checkbox checked={otp} onChange={(e) => setOtp(e.target.checked)} />}
-              label={Messages.otpVerificationCheckbox}
+              label={t('esign.otpVerificationCheckbox')}
             />
           </Box>
 
@@ -342,16 +351,16 @@ const RequestInitiate = () => {
           ))}
 
           <Box sx={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center' }}>
-            <Tooltip title={atLimit ? Messages.maximumLimitReached : Messages.addMoreSignatories}>
+            <Tooltip title={atLimit ? t('esign.maximumLimitReached') : t('esign.addMoreSignatories')}>
               {/* A disabled button fires no events: the span keeps the tooltip working at the limit. */}
               <span>
                 <Button
                   startIcon={<AddIcon />}
                   disabled={atLimit}
-                  aria-label={Messages.addMoreSignatories}
+                  aria-label={t('esign.addMoreSignatories')}
                   onClick={() => setRecipients((all) => [...all, emptyRecipient()])}
                 >
-                  Add
+                  {t('console.common.add')}
                 </Button>
               </span>
             </Tooltip>
@@ -361,10 +370,10 @@ const RequestInitiate = () => {
               disabled={draftLoading || busy !== null}
               onClick={() => void proceed()}
             >
-              {draftLoading ? Messages.pleaseWait : Messages.proceed}
+              {draftLoading ? t('esign.pleaseWait') : t('esign.proceed')}
             </Button>
           </Box>
-          {draftFile?.failed && <Typography color="error">{Messages.documentCheckFailed}</Typography>}
+          {draftFile?.failed && <Typography color="error">{t('esign.documentCheckFailed')}</Typography>}
         </Stack>
       </CardContent>
 

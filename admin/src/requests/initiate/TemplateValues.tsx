@@ -5,7 +5,7 @@ import FieldValueInput from '../../fields/FieldValueInput';
 import FormFieldValueInput, { formFieldGroups } from '../../fields/FormFieldValueInput';
 import { PREFILL_KINDS, fromStored } from '../../fields/model';
 import type { PlacedField } from '../../fields/model';
-import { FieldTexts } from '../../fields/texts';
+import { useMessageText, useText } from '../../i18n/useText';
 
 /** Changes made on the Initiate page to a template's values: form fields by name, placed fields by id. */
 export interface TemplateValueChanges {
@@ -64,6 +64,8 @@ const TemplateValues = ({
   disabled?: boolean;
   onChange: (changes: TemplateValueChanges) => void;
 }) => {
+  const t = useText();
+  const messageText = useMessageText();
   const annotation = template.template_annotation;
   const groups = formFieldGroups(annotation.annotations ?? []);
   const fields = prefillableFields(template);
@@ -72,15 +74,15 @@ const TemplateValues = ({
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="template-values">
       <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 700 }}>
-        {FieldTexts.templateValuesHeading}
+        {t('console.fields.templateValuesHeading')}
       </Typography>
       <Typography variant="caption" color="text.secondary" component="p" sx={{ mb: 1.5 }}>
-        {FieldTexts.templateValuesHint}
+        {t('console.fields.templateValuesHint')}
       </Typography>
       <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 3 }}>
         {groups.length > 0 && (
           <Stack spacing={1.5} sx={{ flex: '1 1 280px', maxWidth: 480 }}>
-            <Typography variant="subtitle2">{FieldTexts.formFieldsHeading}</Typography>
+            <Typography variant="subtitle2">{t('console.fields.formFieldsHeading')}</Typography>
             {groups.map((group) => (
               <Box key={group.name} data-testid="template-form-value" data-field-name={group.name}>
                 <FormFieldValueInput
@@ -99,13 +101,13 @@ const TemplateValues = ({
         )}
         {fields.length > 0 && (
           <Stack spacing={1.5} sx={{ flex: '1 1 280px', maxWidth: 480 }}>
-            <Typography variant="subtitle2">{FieldTexts.prefilledHeading}</Typography>
+            <Typography variant="subtitle2">{t('console.fields.prefilledHeading')}</Typography>
             {fields.map((field) => (
               <Box key={field.id} data-testid="template-field-value" data-field-id={field.id}>
                 <FieldValueInput
                   field={field}
                   value={field.id in changes.fieldValues ? changes.fieldValues[field.id] : field.value}
-                  label={`${FieldTexts.roleName(field.signer)}: ${fieldLabel(field)}`}
+                  label={`${t('console.fields.roleName', { n: field.signer })}: ${messageText(fieldLabel(field))}`}
                   disabled={disabled}
                   onChange={(value) =>
                     onChange({ ...changes, fieldValues: { ...changes.fieldValues, [field.id]: value } })

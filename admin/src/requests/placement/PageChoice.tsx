@@ -1,4 +1,3 @@
-import { Messages } from '@esign/contract';
 import {
   Box,
   Checkbox,
@@ -10,6 +9,7 @@ import {
   Select,
 } from '@mui/material';
 import { allPages } from './geometry';
+import { useText } from '../../i18n/useText';
 
 const LABEL_ID = 'placement-pages-label';
 
@@ -32,6 +32,7 @@ const PageChoice = ({
   onPages: (pages: number[]) => void;
   onApplyAll: (applyAll: boolean) => void;
 }) => {
+  const t = useText();
   const every = allPages(totalPages);
   const shown = applyAll ? every : pages;
   return (
@@ -45,15 +46,15 @@ const PageChoice = ({
             data-testid="apply-all"
           />
         }
-        label={Messages.applyAllPages}
+        label={t('esign.applyAllPages')}
       />
       <FormControl size="small" sx={{ minWidth: 260, maxWidth: 420 }} disabled={disabled || applyAll}>
-        <InputLabel id={LABEL_ID}>{Messages.selectPages}</InputLabel>
+        <InputLabel id={LABEL_ID}>{t('esign.selectPages')}</InputLabel>
         <Select<number[]>
           labelId={LABEL_ID}
           multiple
           value={shown}
-          label={Messages.selectPages}
+          label={t('esign.selectPages')}
           data-testid="page-select"
           renderValue={(selected) => selected.join(', ')}
           onChange={(event) => {

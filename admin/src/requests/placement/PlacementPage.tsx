@@ -1,4 +1,3 @@
-import { Messages } from '@esign/contract';
 import { Alert, Box, CircularProgress } from '@mui/material';
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 import { useState } from 'react';
@@ -12,6 +11,7 @@ import PageNavigator from './PageNavigator';
 import SignatureBox from './SignatureBox';
 import { isOnPage } from './session';
 import type { SignerPlacement } from './session';
+import { useText } from '../../i18n/useText';
 
 /**
  * The page shown 840 CSS pixels tall (one pixel per page unit) with the boxes placed on it: the current signer's to
@@ -43,6 +43,7 @@ const PlacementPage = ({
   overlay?: (shown: PageSize) => ReactNode;
   side?: ReactNode;
 }) => {
+  const t = useText();
   const [sizes, setSizes] = useState<Record<number, PageSize>>({});
   const shown = sizes[page];
   return (
@@ -53,7 +54,7 @@ const PlacementPage = ({
         <Box sx={{ flex: `1 1 ${Math.ceil((shown?.width ?? 560) + 16)}px`, minWidth: 0 }}>
           {/* inline-size containment: the frame takes the card's width instead of growing to the page's. */}
           <Box sx={{ overflow: 'auto', contain: 'inline-size', p: 1 }} data-testid="pdf-frame">
-            {failed && <Alert severity="error">{Messages.documentCheckFailed}</Alert>}
+            {failed && <Alert severity="error">{t('esign.documentCheckFailed')}</Alert>}
             {!doc && !failed && (
               <Box sx={{ display: 'grid', placeItems: 'center', minHeight: 200 }}>
                 <CircularProgress />

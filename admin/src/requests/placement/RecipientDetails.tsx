@@ -1,5 +1,6 @@
 import { RECIPIENT_TYPES } from '@esign/contract';
 import { Avatar, Box, Chip, Stack, Step, StepLabel, Stepper, Typography } from '@mui/material';
+import { useMessageText } from '../../i18n/useText';
 import { signerColour } from './colors';
 import type { CopyReceiver, SignerPlacement } from './session';
 
@@ -41,35 +42,38 @@ export const RecipientDetails = ({
   signer: SignerPlacement;
   colour: string;
   copyReceivers: CopyReceiver[];
-}) => (
-  <Stack spacing={1} data-testid="recipient-details">
-    <Box sx={{ borderLeft: `4px solid ${colour}`, pl: 1.5 }}>
-      <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap' }}>
-        <Typography variant="subtitle1" sx={{ fontWeight: 700 }} data-testid="current-signer">
-          {signer.name}
-        </Typography>
-        <Chip size="small" label={NEEDS_TO_SIGN} sx={{ bgcolor: colour, color: 'common.white' }} />
-        {signer.signatureType && <Chip size="small" variant="outlined" label={signer.signatureType} />}
-      </Box>
-      <Typography variant="body2" color="text.secondary">
-        {signer.email}
-      </Typography>
-      <Typography variant="body2" color="text.secondary">
-        {signer.phoneNumber}
-      </Typography>
-    </Box>
-    {copyReceivers.map((receiver) => (
-      <Box
-        key={receiver.order}
-        data-testid="copy-receiver"
-        sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap', pl: 1.5 }}
-      >
-        <Typography variant="body2">{receiver.name}</Typography>
+}) => {
+  const messageText = useMessageText();
+  return (
+    <Stack spacing={1} data-testid="recipient-details">
+      <Box sx={{ borderLeft: `4px solid ${colour}`, pl: 1.5 }}>
+        <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap' }}>
+          <Typography variant="subtitle1" sx={{ fontWeight: 700 }} data-testid="current-signer">
+            {signer.name}
+          </Typography>
+          <Chip size="small" label={messageText(NEEDS_TO_SIGN)} sx={{ bgcolor: colour, color: 'common.white' }} />
+          {signer.signatureType && <Chip size="small" variant="outlined" label={signer.signatureType} />}
+        </Box>
         <Typography variant="body2" color="text.secondary">
-          {receiver.email}
+          {signer.email}
         </Typography>
-        <Chip size="small" variant="outlined" label={RECEIVES_A_COPY} />
+        <Typography variant="body2" color="text.secondary">
+          {signer.phoneNumber}
+        </Typography>
       </Box>
-    ))}
-  </Stack>
-);
+      {copyReceivers.map((receiver) => (
+        <Box
+          key={receiver.order}
+          data-testid="copy-receiver"
+          sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap', pl: 1.5 }}
+        >
+          <Typography variant="body2">{receiver.name}</Typography>
+          <Typography variant="body2" color="text.secondary">
+            {receiver.email}
+          </Typography>
+          <Chip size="small" variant="outlined" label={messageText(RECEIVES_A_COPY)} />
+        </Box>
+      ))}
+    </Stack>
+  );
+};

@@ -1,4 +1,4 @@
-import { Limits, Messages, StaffRoutes } from '@esign/contract';
+import { Limits, StaffRoutes } from '@esign/contract';
 import { Alert, Backdrop, Box, Button, Card, CardContent, CircularProgress, Divider, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useNotify } from 'react-admin';
@@ -7,7 +7,6 @@ import PageHeading from '../../components/PageHeading';
 import { FieldPageLayer, FieldTools } from '../../fields/FieldTools';
 import { firstProblem } from '../../fields/model';
 import type { PlacedField } from '../../fields/model';
-import { FieldTexts } from '../../fields/texts';
 import { useFieldEditor } from '../../fields/useFieldEditor';
 import { usePageSizes } from '../../fields/usePageSizes';
 import { usePdfDocument } from '../../pdf/PdfPageView';
@@ -20,8 +19,10 @@ import { RecipientDetails, SignerStepper } from './RecipientDetails';
 import { readPlacementSession } from './session';
 import type { PlacementSession } from './session';
 import { usePlacement } from './usePlacement';
+import { useText } from '../../i18n/useText';
 
 const Placement = ({ session }: { session: PlacementSession }) => {
+  const t = useText();
   const { doc, error } = usePdfDocument(session.fileUrl);
   const placement = usePlacement(session);
   const { current, step, signers, busy } = placement;
@@ -56,7 +57,7 @@ const Placement = ({ session }: { session: PlacementSession }) => {
 
   return (
     <Box sx={{ pb: 3 }}>
-      <PageHeading title={Messages.placementHeading}>
+      <PageHeading title={t('esign.placementHeading')}>
         <HelpPopover />
       </PageHeading>
       <Card>
@@ -69,7 +70,7 @@ const Placement = ({ session }: { session: PlacementSession }) => {
               )}
               {current && !current.dragged && (
                 <Alert severity="info" sx={{ mt: 1 }} data-testid="not-dragged">
-                  {fill(Messages.placementNotDragged, { name: current.name })}
+                  {fill(t('esign.placementNotDragged'), { name: current.name })}
                 </Alert>
               )}
             </Box>
@@ -89,14 +90,14 @@ const Placement = ({ session }: { session: PlacementSession }) => {
           <Divider sx={{ my: 2 }} />
           <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1 }}>
             <Button variant="outlined" disabled={busy} onClick={() => void placement.back()}>
-              {Messages.backButton}
+              {t('esign.backButton')}
             </Button>
             <Button variant="outlined" disabled={busy || step >= signers.length - 1} onClick={placement.next}>
-              {Messages.nextButton}
+              {t('esign.nextButton')}
             </Button>
             <Box sx={{ flex: 1 }} />
             <Button variant="contained" disabled={busy} onClick={save}>
-              {Messages.saveButton}
+              {t('esign.saveButton')}
             </Button>
             <Button
               variant="contained"
@@ -104,7 +105,7 @@ const Placement = ({ session }: { session: PlacementSession }) => {
               disabled={!placement.canSubmit}
               onClick={() => void placement.submit()}
             >
-              {Messages.submitRequest}
+              {t('esign.submitRequest')}
             </Button>
           </Box>
         </CardContent>
@@ -138,7 +139,7 @@ const Placement = ({ session }: { session: PlacementSession }) => {
               current && (
                 <FieldTools
                   editor={editor}
-                  heading={FieldTexts.paletteFor(current.name)}
+                  heading={t('console.fields.paletteFor', { name: current.name })}
                   colour={signerColour(step)}
                   disabled={busy || !placement.fieldsReady || !sizesRead}
                 />
@@ -149,7 +150,7 @@ const Placement = ({ session }: { session: PlacementSession }) => {
       </Card>
       <Backdrop open={busy} sx={{ zIndex: (theme) => theme.zIndex.modal + 1, color: 'common.white', gap: 2 }}>
         <CircularProgress color="inherit" />
-        <Typography variant="h6">{Messages.pleaseWait}</Typography>
+        <Typography variant="h6">{t('esign.pleaseWait')}</Typography>
       </Backdrop>
     </Box>
   );

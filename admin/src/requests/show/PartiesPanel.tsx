@@ -4,7 +4,7 @@ import { LANGUAGE_NAMES } from '@esign/contract';
 import { Table, TableBody, TableCell, TableContainer, TableHead, TableRow, Typography } from '@mui/material';
 import { useRecordContext } from 'react-admin';
 import type { TextKey } from '../../i18n/catalogue';
-import { useText } from '../../i18n/useText';
+import { useMessageText, useText } from '../../i18n/useText';
 import { useFormatTime } from '../../organisation/OrganisationContext';
 import { PartyStatus, ResendInvite } from '../PartyTable';
 import Section from './Section';
@@ -23,6 +23,7 @@ const PartyTime = ({ party }: { party: PartyView }) => {
 const PartiesPanel = () => {
   const record = useRecordContext<RequestListItem>();
   const t = useText();
+  const messageText = useMessageText();
   if (!record) return null;
   const columns: TextKey[] = [
     'console.parties.partyName',
@@ -61,7 +62,7 @@ const PartiesPanel = () => {
                 </TableCell>
                 <TableCell>{party.email}</TableCell>
                 <TableCell sx={{ whiteSpace: 'nowrap' }}>{party.phoneNumber}</TableCell>
-                <TableCell>{party.observer ? RECEIVES_COPY : NEEDS_TO_SIGN}</TableCell>
+                <TableCell>{messageText(party.observer ? RECEIVES_COPY : NEEDS_TO_SIGN)}</TableCell>
                 <TableCell>{party.signature_type ?? '-'}</TableCell>
                 <TableCell>
                   <PartyStatus party={party} />
