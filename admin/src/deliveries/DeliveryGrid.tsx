@@ -1,7 +1,6 @@
 import type { WebhookDelivery, WebhookDeliveryStatus } from '@esign/contract';
 import ReplayIcon from '@mui/icons-material/Replay';
 import { Box, Chip, Typography } from '@mui/material';
-import { useState } from 'react';
 import {
   Button,
   Datagrid,
@@ -9,16 +8,14 @@ import {
   ReferenceField,
   TextField,
   useDataProvider,
-  useNotify,
   useRecordContext,
-  useRefresh,
 } from 'react-admin';
-import { failureText } from '../api';
 import { KeyboardExpandBody } from '../components/KeyboardRows';
 import TimeField from '../components/TimeField';
+import { useCall } from '../components/useCall';
 import type { ConsoleDataProvider } from '../dataProvider';
 import type { TextKey } from '../i18n/catalogue';
-import { useMessageText, useText } from '../i18n/useText';
+import { useText } from '../i18n/useText';
 
 const STATUS_COLOUR: Record<WebhookDeliveryStatus, 'default' | 'success' | 'error'> = {
   pending: 'default',
@@ -87,24 +84,14 @@ const DeliveryAnswer = () => {
 const RedeliverButton = (_props: { label?: string }) => {
   const delivery = useRecordContext<WebhookDelivery>();
   const dataProvider = useDataProvider<ConsoleDataProvider>();
-  const notify = useNotify();
-  const refresh = useRefresh();
   const t = useText();
-  const messageText = useMessageText();
-  const [busy, setBusy] = useState(false);
+  const { call, busy } = useCall();
   if (!delivery || delivery.status === 'pending') return null;
-  const redeliver = async () => {
-    setBusy(true);
-    try {
-      await dataProvider.redeliver(delivery.id);
-      notify(t('admin.redeliveryQueued'), { type: 'success' });
-      refresh();
-    } catch (error) {
-      notify(messageText(failureText(error)), { type: 'error' });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const redeliver = () =>
+    call(
+      () => dataProvider.redeliver(delivery.id),
+      () => t('admin.redeliveryQueued'),
+    );
   return (
     <Button
       label="console.deliveries.redeliver"

@@ -8,13 +8,14 @@ import {
 } from '@esign/contract';
 import type { PasswordLinkView } from '@esign/contract';
 import LockResetIcon from '@mui/icons-material/LockReset';
-import { Alert, Avatar, Box, Button, Card, CardContent, CircularProgress, TextField, Typography } from '@mui/material';
+import { Alert, Box, Button, CircularProgress, TextField, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { errorText } from '../api';
 import { HttpError, NetworkError } from '../http';
 import { useMessageText, useText } from '../i18n/useText';
+import PublicCard from '../components/PublicCard';
 import LanguageSwitch from '../layout/LanguageSwitch';
 
 type LinkState =
@@ -90,92 +91,72 @@ const SetPassword = () => {
   };
 
   return (
-    <Box
-      component="main"
-      sx={{
-        minHeight: '100vh',
-        display: 'flex',
-        alignItems: 'center',
-        justifyContent: 'center',
-        p: 2,
-        background: 'linear-gradient(135deg, #311B92 0%, #5E35B1 55%, #9575CD 100%)',
-      }}
+    <PublicCard
+      icon={<LockResetIcon />}
+      title={t('console.setPassword.title')}
+      maxWidth={420}
+      top={<LanguageSwitch color="primary" />}
     >
-      <Card sx={{ width: '100%', maxWidth: 420 }} elevation={8}>
-        <CardContent sx={{ p: 4 }}>
-          <Box sx={{ display: 'flex', justifyContent: 'flex-end', mt: -2, mr: -2 }}>
-            <LanguageSwitch color="primary" />
-          </Box>
-          <Box sx={{ display: 'flex', flexDirection: 'column', alignItems: 'center', mb: 2 }}>
-            <Avatar sx={{ bgcolor: 'primary.main', mb: 1 }}>
-              <LockResetIcon />
-            </Avatar>
-            <Typography component="h1" variant="h5">
-              {t('console.setPassword.title')}
-            </Typography>
-          </Box>
-          {link.state === 'checking' && (
-            <Box sx={{ display: 'flex', gap: 2, alignItems: 'center', justifyContent: 'center' }} role="status">
-              <CircularProgress size={20} />
-              {t('console.setPassword.checking')}
-            </Box>
-          )}
-          {link.state === 'invalid' && (
-            <Alert severity="error" data-testid="link-invalid">
-              {messageText(link.message)}
-            </Alert>
-          )}
-          {link.state === 'valid' && (
-            <Box component="form" noValidate onSubmit={(event) => void submit(event)}>
-              <Typography data-testid="link-account">
-                {t(link.link.purpose === 'invite' ? 'console.setPassword.invite' : 'console.setPassword.reset', {
-                  username: link.link.username,
-                  organisation: link.link.organisation,
-                })}
-              </Typography>
-              <Typography variant="caption" color="text.secondary">
-                {t('console.setPassword.expires', { date: formatDateTime(link.link.expires_at) })}
-              </Typography>
-              <input type="text" name="username" autoComplete="username" value={link.link.username} readOnly hidden />
-              <TextField
-                label={t('console.setPassword.password')}
-                type="password"
-                autoComplete="new-password"
-                fullWidth
-                margin="normal"
-                value={password}
-                disabled={busy}
-                onChange={(event) => setPassword(event.target.value)}
-                helperText={t('console.setPassword.rule', { min: PASSWORD_MIN_LENGTH })}
-              />
-              <TextField
-                label={t('console.setPassword.repeat')}
-                type="password"
-                autoComplete="new-password"
-                fullWidth
-                margin="normal"
-                value={repeat}
-                disabled={busy}
-                onChange={(event) => setRepeat(event.target.value)}
-              />
-              <Typography role="alert" data-testid="password-problem" sx={{ color: 'error.main', minHeight: '1.5em' }}>
-                {problem && messageText(problem)}
-              </Typography>
-              <Button
-                type="submit"
-                variant="contained"
-                fullWidth
-                size="large"
-                disabled={busy}
-                startIcon={busy ? <CircularProgress size={20} color="inherit" /> : undefined}
-              >
-                {t('console.setPassword.submit')}
-              </Button>
-            </Box>
-          )}
-        </CardContent>
-      </Card>
-    </Box>
+      {link.state === 'checking' && (
+        <Box sx={{ display: 'flex', gap: 2, alignItems: 'center', justifyContent: 'center' }} role="status">
+          <CircularProgress size={20} />
+          {t('console.setPassword.checking')}
+        </Box>
+      )}
+      {link.state === 'invalid' && (
+        <Alert severity="error" data-testid="link-invalid">
+          {messageText(link.message)}
+        </Alert>
+      )}
+      {link.state === 'valid' && (
+        <Box component="form" noValidate onSubmit={(event) => void submit(event)}>
+          <Typography data-testid="link-account">
+            {t(link.link.purpose === 'invite' ? 'console.setPassword.invite' : 'console.setPassword.reset', {
+              username: link.link.username,
+              organisation: link.link.organisation,
+            })}
+          </Typography>
+          <Typography variant="caption" color="text.secondary">
+            {t('console.setPassword.expires', { date: formatDateTime(link.link.expires_at) })}
+          </Typography>
+          <input type="text" name="username" autoComplete="username" value={link.link.username} readOnly hidden />
+          <TextField
+            label={t('console.setPassword.password')}
+            type="password"
+            autoComplete="new-password"
+            fullWidth
+            margin="normal"
+            value={password}
+            disabled={busy}
+            onChange={(event) => setPassword(event.target.value)}
+            helperText={t('console.setPassword.rule', { min: PASSWORD_MIN_LENGTH })}
+          />
+          <TextField
+            label={t('console.setPassword.repeat')}
+            type="password"
+            autoComplete="new-password"
+            fullWidth
+            margin="normal"
+            value={repeat}
+            disabled={busy}
+            onChange={(event) => setRepeat(event.target.value)}
+          />
+          <Typography role="alert" data-testid="password-problem" sx={{ color: 'error.main', minHeight: '1.5em' }}>
+            {problem && messageText(problem)}
+          </Typography>
+          <Button
+            type="submit"
+            variant="contained"
+            fullWidth
+            size="large"
+            disabled={busy}
+            startIcon={busy ? <CircularProgress size={20} color="inherit" /> : undefined}
+          >
+            {t('console.setPassword.submit')}
+          </Button>
+        </Box>
+      )}
+    </PublicCard>
   );
 };
 

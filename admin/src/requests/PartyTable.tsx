@@ -1,10 +1,11 @@
 import type { PartyView, RequestListItem } from '@esign/contract';
-import { Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { Box, Button, Link, Table, TableBody, TableCell, TableRow, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useNotify, useRecordContext, useRefresh } from 'react-admin';
 import { Link as RouterLink } from 'react-router-dom';
 import { orgId, v1 } from '../api';
 import type { TextKey } from '../i18n/catalogue';
+import HeadRow from '../components/HeadRow';
 import { useText } from '../i18n/useText';
 import { useFormatTime } from '../organisation/OrganisationContext';
 import { requestShowPath } from './paths';
@@ -121,15 +122,7 @@ const Parties = ({ record }: { record: RequestListItem }) => {
   const t = useText();
   return (
     <Table size="small" data-testid="party-table" sx={{ bgcolor: 'background.default' }}>
-      <TableHead>
-        <TableRow>
-          {COLUMNS.map((key) => (
-            <TableCell key={key} sx={{ fontWeight: 600 }}>
-              {t(key)}
-            </TableCell>
-          ))}
-        </TableRow>
-      </TableHead>
+      <HeadRow columns={COLUMNS} />
       <TableBody>
         {record.data.map((party) => (
           <TableRow key={party.order} data-testid={`party-${party.order}`}>

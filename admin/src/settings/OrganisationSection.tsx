@@ -3,7 +3,6 @@ import type { OrgMode, Organisation } from '@esign/contract';
 import UploadIcon from '@mui/icons-material/Upload';
 import {
   Box,
-  Button,
   Checkbox,
   FormControl,
   FormControlLabel,
@@ -14,10 +13,11 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import type { ChangeEvent } from 'react';
-import { useId, useState } from 'react';
-import { useDataProvider, useNotify } from 'react-admin';
-import { failureText, orgId } from '../api';
+import { useId } from 'react';
+import { useDataProvider } from 'react-admin';
+import FileButton from '../components/FileButton';
+import { useCall } from '../components/useCall';
+import { orgId } from '../api';
 import type { ConsoleDataProvider } from '../dataProvider';
 import type { TextKey } from '../i18n/catalogue';
 import { useMessageText, useText } from '../i18n/useText';
@@ -31,23 +31,21 @@ import { Section } from './rows';
  */
 const LogoRow = ({ organisation }: { organisation: Organisation }) => {
   const t = useText();
-  const messageText = useMessageText();
-  const notify = useNotify();
   const dataProvider = useDataProvider<ConsoleDataProvider>();
   const { setOrganisation, logoVersion, logoChanged } = useOrganisation();
-  const [busy, setBusy] = useState(false);
+  const { call, busy } = useCall();
   const helpId = useId();
   const upload = async (file: File) => {
-    setBusy(true);
-    try {
-      setOrganisation(await dataProvider.uploadLogo(orgId(), file));
-      logoChanged();
-      notify(t('console.organisation.logoSaved'), { type: 'success' });
-    } catch (error) {
-      notify(messageText(failureText(error)), { type: 'error' });
-    } finally {
-      setBusy(false);
-    }
+    const organisation = await call(
+      () => dataProvider.uploadLogo(orgId(), file),
+      () => t('console.organisation.logoSaved'),
+      {
+        refresh: false,
+      },
+    );
+    if (!organisation) return;
+    setOrganisation(organisation);
+    logoChanged();
   };
   return (
     <Box>
@@ -68,29 +66,15 @@ const LogoRow = ({ organisation }: { organisation: Organisation }) => {
             {t('console.organisation.logoNone')}
           </Typography>
         )}
-        <Button
-          component="label"
-          role={undefined}
-          tabIndex={-1}
-          variant="outlined"
-          startIcon={<UploadIcon />}
+        <FileButton
+          label={t('console.organisation.logoChoose')}
+          accept={LOGO_TYPES.join(',')}
+          icon={<UploadIcon />}
           disabled={busy}
-          sx={{ '&:has(input:focus-visible)': { outline: 2, outlineColor: 'primary.main', outlineOffset: 2 } }}
-        >
-          {t('console.organisation.logoChoose')}
-          <input
-            type="file"
-            accept={LOGO_TYPES.join(',')}
-            data-testid="logo-input"
-            aria-describedby={helpId}
-            style={{ position: 'absolute', width: 1, height: 1, opacity: 0, overflow: 'hidden' }}
-            onChange={(event: ChangeEvent<HTMLInputElement>) => {
-              const file = event.target.files?.[0];
-              event.target.value = '';
-              if (file) void upload(file);
-            }}
-          />
-        </Button>
+          inputTestId="logo-input"
+          describedBy={helpId}
+          onFile={(file) => file && void upload(file)}
+        />
       </Box>
       <FormHelperText id={helpId} sx={{ mx: 0 }} data-max-bytes={LOGO_MAX_BYTES}>
         {t('console.organisation.logoHelp')}

@@ -1,12 +1,12 @@
 import { AdminMessages, SEAL_EXPIRY_WARNING_DAYS } from '@esign/contract';
 import type { SealCertificateInfo } from '@esign/contract';
-import UploadFileIcon from '@mui/icons-material/UploadFile';
 import { Alert, Box, Button, CircularProgress, TextField, Typography } from '@mui/material';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ChangeEvent, FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { useState } from 'react';
 import { useDataProvider, useNotify } from 'react-admin';
 import { failureText, orgId } from '../api';
+import FileButton from '../components/FileButton';
 import type { ConsoleDataProvider } from '../dataProvider';
 import type { TextKey } from '../i18n/catalogue';
 import { useMessageText, useText } from '../i18n/useText';
@@ -117,27 +117,15 @@ const SealSection = () => {
         data-warning-days={SEAL_EXPIRY_WARNING_DAYS}
       >
         <Box>
-          <Button
-            component="label"
-            role={undefined}
-            tabIndex={-1}
-            variant="outlined"
-            startIcon={<UploadFileIcon />}
-            sx={{ '&:has(input:focus-visible)': { outline: 2, outlineColor: 'primary.main', outlineOffset: 2 } }}
-          >
-            {t('console.organisation.p12File')}
-            <input
-              type="file"
-              accept=".p12,.pfx,application/x-pkcs12"
-              data-testid="p12-input"
-              style={{ position: 'absolute', width: 1, height: 1, opacity: 0, overflow: 'hidden' }}
-              onChange={(event: ChangeEvent<HTMLInputElement>) => {
-                setFile(event.target.files?.[0] ?? null);
-                setProblem('');
-                event.target.value = '';
-              }}
-            />
-          </Button>
+          <FileButton
+            label={t('console.organisation.p12File')}
+            accept=".p12,.pfx,application/x-pkcs12"
+            inputTestId="p12-input"
+            onFile={(chosen) => {
+              setFile(chosen);
+              setProblem('');
+            }}
+          />
           <Typography variant="body2" color="text.secondary" sx={{ mt: 0.5 }} data-testid="p12-name">
             {file?.name ?? t('console.organisation.p12None')}
           </Typography>

@@ -18,11 +18,11 @@ import {
   useDataProvider,
   useNotify,
   useRecordContext,
-  useRefresh,
   useUpdate,
 } from 'react-admin';
 import { failureText } from '../api';
 import TimeField from '../components/TimeField';
+import { useCall } from '../components/useCall';
 import type { ConsoleDataProvider } from '../dataProvider';
 import type { TextKey } from '../i18n/catalogue';
 import { useMessageText, useText } from '../i18n/useText';
@@ -78,11 +78,10 @@ const UserActions = (_props: { label?: string }) => {
   const t = useText();
   const messageText = useMessageText();
   const notify = useNotify();
-  const refresh = useRefresh();
   const dataProvider = useDataProvider<ConsoleDataProvider>();
   const [update, { isPending: updating }] = useUpdate<StaffUser>();
   const [asked, setAsked] = useState<Asked>(null);
-  const [sending, setSending] = useState(false);
+  const { call, busy: sending } = useCall();
   if (!user) return null;
   const values = { username: user.username };
 
@@ -103,19 +102,11 @@ const UserActions = (_props: { label?: string }) => {
       },
     );
 
-  const reset = async () => {
-    setSending(true);
-    try {
-      const sent = await dataProvider.sendPasswordLink(user.id);
-      notify(sent.message, { type: 'success' });
-      refresh();
-    } catch (error) {
-      notify(messageText(failureText(error)), { type: 'error' });
-    } finally {
-      setSending(false);
-      setAsked(null);
-    }
-  };
+  const reset = () =>
+    void call(
+      () => dataProvider.sendPasswordLink(user.id),
+      (sent) => sent.message,
+    ).finally(() => setAsked(null));
 
   return (
     <Box sx={{ display: 'flex', gap: 0.5, flexWrap: 'wrap' }} onClick={(event) => event.stopPropagation()}>
@@ -147,7 +138,7 @@ const UserActions = (_props: { label?: string }) => {
         title="console.users.resetPassword"
         content="console.users.resetConfirm"
         translateOptions={values}
-        onConfirm={() => void reset()}
+        onConfirm={reset}
         onClose={() => setAsked(null)}
       />
     </Box>

@@ -1,4 +1,4 @@
-import type { CreatedWebhook, Webhook } from '@esign/contract';
+import type { Webhook } from '@esign/contract';
 import KeyIcon from '@mui/icons-material/Key';
 import PauseCircleOutlineIcon from '@mui/icons-material/PauseCircleOutline';
 import PlayCircleOutlineIcon from '@mui/icons-material/PlayCircleOutline';
@@ -23,6 +23,7 @@ import {
 import ShownOnce from '../administration/ShownOnce';
 import { failureText } from '../api';
 import TimeField from '../components/TimeField';
+import { useCall } from '../components/useCall';
 import type { ConsoleDataProvider } from '../dataProvider';
 import DeliveryGrid from '../deliveries/DeliveryGrid';
 import { useMessageText, useText } from '../i18n/useText';
@@ -38,22 +39,20 @@ const WebhookActions = () => {
   const messageText = useMessageText();
   const [update, { isPending: updating }] = useUpdate<Webhook>();
   const [asking, setAsking] = useState(false);
-  const [rotating, setRotating] = useState(false);
+  const { call, busy: rotating } = useCall();
   const [secret, setSecret] = useState<string | null>(null);
   if (!webhook) return <TopToolbar />;
   const refused = (error: unknown) => notify(messageText(failureText(error)), { type: 'error' });
   const rotate = async () => {
-    setRotating(true);
-    try {
-      const rotated: CreatedWebhook = await dataProvider.rotateWebhookSecret(webhook.id);
-      setSecret(rotated.secret);
-      notify(t('admin.secretRotated'), { type: 'success' });
-    } catch (error) {
-      refused(error);
-    } finally {
-      setRotating(false);
-      setAsking(false);
-    }
+    const rotated = await call(
+      () => dataProvider.rotateWebhookSecret(webhook.id),
+      () => t('admin.secretRotated'),
+      {
+        refresh: false,
+      },
+    );
+    setAsking(false);
+    if (rotated) setSecret(rotated.secret);
   };
   return (
     <TopToolbar>

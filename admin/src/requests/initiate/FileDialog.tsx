@@ -1,28 +1,8 @@
-import UploadFileIcon from '@mui/icons-material/UploadFile';
 import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, Typography } from '@mui/material';
+import FileButton from '../../components/FileButton';
 import { useState } from 'react';
-import type { ChangeEvent } from 'react';
 import { checkPdfFile } from './form';
 import { useMessageText, useText } from '../../i18n/useText';
-
-/**
- * The native file input, kept for the browser's file picker (and for drop-in tests) but hidden behind the console's
- * own 'Choose File' button: no native control, outline or 'No file chosen' text shows (issue 18, point 16).
- */
-const HIDDEN_INPUT = {
-  // Strings: in sx, a number up to 1 is a fraction of the parent (width: 1 is 100 %).
-  position: 'absolute',
-  width: '1px',
-  height: '1px',
-  padding: 0,
-  margin: '-1px',
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  clipPath: 'inset(50%)',
-  whiteSpace: 'nowrap',
-  border: 0,
-  opacity: 0,
-} as const;
 
 /** The file dialog (spec section 2): its two notes, Cancel and Select; the client-side checks run on Select. */
 const FileDialog = ({
@@ -66,32 +46,16 @@ const FileDialog = ({
           {t('esign.fileNoteMaxSize')}
         </Typography>
         <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, flexWrap: 'wrap' }}>
-          {/* The label opens the picker; the input inside is the control (keyboard focus, its name), so the label is
-              not a second button: the focus ring shows on it when the input has focus. */}
-          <Button
-            component="label"
-            role={undefined}
-            tabIndex={-1}
-            variant="outlined"
-            startIcon={<UploadFileIcon />}
-            data-testid="choose-file"
-            sx={{ '&:has(input:focus-visible)': { outline: 2, outlineColor: 'primary.main', outlineOffset: 2 } }}
-          >
-            {t('esign.chooseFile')}
-            <Box
-              component="input"
-              data-testid="file-input"
-              type="file"
-              accept="application/pdf,.pdf"
-              sx={HIDDEN_INPUT}
-              onChange={(e: ChangeEvent<HTMLInputElement>) => {
-                setFile(e.target.files?.[0] ?? null);
-                setError('');
-                // The same file may be chosen again after a refusal.
-                e.target.value = '';
-              }}
-            />
-          </Button>
+          <FileButton
+            label={t('esign.chooseFile')}
+            accept="application/pdf,.pdf"
+            buttonTestId="choose-file"
+            inputTestId="file-input"
+            onFile={(chosen) => {
+              setFile(chosen);
+              setError('');
+            }}
+          />
           <Typography
             variant="body2"
             color="text.secondary"

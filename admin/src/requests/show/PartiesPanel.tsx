@@ -1,8 +1,9 @@
 import { RECIPIENT_TYPES } from '@esign/contract';
 import type { PartyView, RequestListItem } from '@esign/contract';
 import { LANGUAGE_NAMES } from '@esign/contract';
-import { Table, TableBody, TableCell, TableContainer, TableHead, TableRow, Typography } from '@mui/material';
+import { Table, TableBody, TableCell, TableContainer, TableRow, Typography } from '@mui/material';
 import { useRecordContext } from 'react-admin';
+import HeadRow from '../../components/HeadRow';
 import type { TextKey } from '../../i18n/catalogue';
 import { useMessageText, useText } from '../../i18n/useText';
 import { useFormatTime } from '../../organisation/OrganisationContext';
@@ -40,15 +41,7 @@ const PartiesPanel = () => {
     <Section title={t('console.request.parties')} testId="request-parties">
       <TableContainer>
         <Table size="small">
-          <TableHead>
-            <TableRow>
-              {columns.map((key) => (
-                <TableCell key={key} sx={{ fontWeight: 600 }}>
-                  {t(key)}
-                </TableCell>
-              ))}
-            </TableRow>
-          </TableHead>
+          <HeadRow columns={columns} />
           <TableBody>
             {record.data.map((party) => (
               <TableRow key={party.order} data-testid={`request-party-${party.order}`}>

@@ -15,12 +15,12 @@ import {
   TextField,
 } from '@mui/material';
 import { useState } from 'react';
-import { TopToolbar, useDataProvider, useNotify, useRecordContext, useRefresh } from 'react-admin';
+import { TopToolbar, useDataProvider, useRecordContext } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
-import { failureText } from '../../api';
+import { useCall } from '../../components/useCall';
 import WaitBackdrop from '../../components/WaitBackdrop';
 import type { ConsoleDataProvider } from '../../dataProvider';
-import { useMessageText, useText } from '../../i18n/useText';
+import { useText } from '../../i18n/useText';
 import { Confirm, useRequestActions, type RequestAction } from '../useRequestActions';
 
 /** Cancel asks why (optional, kept in the audit trail and told to the parties) and confirms. */
@@ -81,15 +81,12 @@ const CancelDialog = ({
 const RequestShowActions = () => {
   const record = useRecordContext<RequestListItem>();
   const dataProvider = useDataProvider<ConsoleDataProvider>();
-  const notify = useNotify();
-  const refresh = useRefresh();
   const navigate = useNavigate();
   const t = useText();
-  const messageText = useMessageText();
   const { run, running, loaderText } = useRequestActions();
   const [asking, setAsking] = useState<RequestAction | null>(null);
   const [cancelling, setCancelling] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { call, busy } = useCall();
   if (!record) return <TopToolbar />;
 
   const confirmed = async (action: RequestAction) => {
@@ -98,28 +95,18 @@ const RequestShowActions = () => {
     if (action === 'delete' && done) navigate(StaffRoutes.dashboard);
   };
 
-  const call = async (work: () => Promise<unknown>, success: string) => {
-    setBusy(true);
-    try {
-      await work();
-      notify(messageText(success), { type: 'success' });
-      refresh();
-      return true;
-    } catch (error) {
-      notify(messageText(failureText(error)), { type: 'error' });
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
     <TopToolbar sx={{ flexWrap: 'wrap' }}>
       {record.seal_error && (
         <Button
           startIcon={<ReplayIcon />}
           disabled={busy}
-          onClick={() => void call(() => dataProvider.resealRequest(record.refId), AdminMessages.resealQueued)}
+          onClick={() =>
+            void call(
+              () => dataProvider.resealRequest(record.refId),
+              () => AdminMessages.resealQueued,
+            )
+          }
         >
           {t('console.request.reseal')}
         </Button>
@@ -147,9 +134,10 @@ const RequestShowActions = () => {
           busy={busy}
           onClose={() => setCancelling(false)}
           onCancel={(reason) =>
-            void call(() => dataProvider.cancelRequest(record.refId, reason), AdminMessages.requestCancelled).then(
-              (ok) => ok && setCancelling(false),
-            )
+            void call(
+              () => dataProvider.cancelRequest(record.refId, reason),
+              () => AdminMessages.requestCancelled,
+            ).then((answer) => answer && setCancelling(false))
           }
         />
         <WaitBackdrop open={running !== null} text={loaderText} />

@@ -7,7 +7,6 @@ import {
   TableBody,
   TableCell,
   TableContainer,
-  TableHead,
   TableRow,
   Typography,
 } from '@mui/material';
@@ -16,6 +15,7 @@ import { HttpError, useDataProvider, useRecordContext } from 'react-admin';
 import { failureText } from '../../api';
 import type { ConsoleDataProvider } from '../../dataProvider';
 import type { TextKey } from '../../i18n/catalogue';
+import HeadRow from '../../components/HeadRow';
 import { useText } from '../../i18n/useText';
 import { useFormatTime } from '../../organisation/OrganisationContext';
 import Section from './Section';
@@ -94,28 +94,20 @@ const VerificationPanel = () => {
           </Typography>
           <TableContainer>
             <Table size="small" data-testid="signature-table">
-              <TableHead>
-                <TableRow>
-                  {(
-                    [
-                      'console.request.signature',
-                      'console.request.signer',
-                      'console.request.method',
-                      'console.request.when',
-                      'console.request.level',
-                      'console.request.integrity',
-                      'console.request.certificateChain',
-                      'console.request.timestampColumn',
-                      'console.request.revocation',
-                      'console.common.status',
-                    ] as TextKey[]
-                  ).map((key) => (
-                    <TableCell key={key} sx={{ fontWeight: 600 }}>
-                      {t(key)}
-                    </TableCell>
-                  ))}
-                </TableRow>
-              </TableHead>
+              <HeadRow
+                columns={[
+                  'console.request.signature',
+                  'console.request.signer',
+                  'console.request.method',
+                  'console.request.when',
+                  'console.request.level',
+                  'console.request.integrity',
+                  'console.request.certificateChain',
+                  'console.request.timestampColumn',
+                  'console.request.revocation',
+                  'console.common.status',
+                ]}
+              />
               <TableBody>
                 {data.signatures.map((signature) => (
                   <TableRow key={signature.field} data-testid="signature-row">
