@@ -18,3 +18,4 @@ export * from './administration';
 export * from './languages';
 export * from './evidence';
 export * from './schemas';
+export * from './i18n';

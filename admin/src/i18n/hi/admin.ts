@@ -1,3 +1,4 @@
+import { RECIPIENT_LANGUAGES } from '@esign/contract';
 import type { ConsoleCatalogue } from '../catalogue';
 
 /** The administration's texts (the contract's AdminMessages) in Hindi. */
@@ -43,6 +44,7 @@ export const requestHindi: ConsoleCatalogue['request'] = {
   phoneInvalid: 'कृपया मान्य भारतीय फ़ोन नंबर दर्ज करें।',
   recipientTypeRequired: 'कृपया प्राप्तकर्ता का प्रकार चुनें।',
   durationInvalid: 'रिमाइंडर की अवधि 12, 24 या 48 घंटे होनी चाहिए।',
+  languageInvalid: `प्राप्तकर्ता की भाषा इनमें से एक होनी चाहिए: ${RECIPIENT_LANGUAGES.join(', ')}।`,
   durationWithoutReminder: 'रिमाइंडर की अवधि केवल तभी भेजी जाती है जब रिमाइंडर सेट करें चालू हो।',
   dataInvalid: 'प्राप्तकर्ता (data) JSON सूची होनी चाहिए।',
   fileRequired: 'कृपया अपलोड के लिए PDF फ़ाइल चुनें।',
