@@ -379,9 +379,7 @@ const TemplateCreate = () => {
                     {t('esign.backButton')}
                   </Button>
                   <Typography data-testid="template-page-number" sx={{ minWidth: 90 }}>
-                    {t('esign.pageOfTotal')
-                      .replace('{page}', String(pageNumber))
-                      .replace('{total}', String(totalPages))}
+                    {t('esign.pageOfTotal', { page: pageNumber, total: totalPages })}
                   </Typography>
                   <Button
                     size="small"
