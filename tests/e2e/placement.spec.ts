@@ -17,7 +17,7 @@ import {
   stagedBox,
   toRectangle,
   DEFAULT_BOX,
-} from '../../admin/src/placement/geometry';
+} from '../../admin/src/requests/placement/geometry';
 import { signInAsDemo as signIn } from './console';
 import { DEMO, expect, fixture, shot, storage, test } from './fixtures';
 
