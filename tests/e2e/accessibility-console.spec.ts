@@ -1,10 +1,9 @@
 import AxeBuilder from '@axe-core/playwright';
-import { CONSOLE_ROUTES, Limits, Messages, StaffRoutes } from '@esign/contract';
-import type { UploadResponse } from '@esign/contract';
+import { CONSOLE_ROUTES, Messages, StaffRoutes } from '@esign/contract';
 import type { Page } from '@playwright/test';
 import { en } from '../../admin/src/i18n/en';
 import { hi } from '../../admin/src/i18n/hi';
-import { apiKey, processDraft, saveDraft, signInAsDemo, uploadDraft } from './console';
+import { apiKey, processDraft, saveDraft, signInAsDemo, storeUpload, uploadDraft } from './console';
 import { DEMO, expect, test } from './fixtures';
 import { completedRequest } from './support/requests';
 
@@ -33,23 +32,6 @@ async function violations(page: Page, state: string): Promise<string[]> {
 async function settled(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
   await expect(page.locator('.MuiLinearProgress-root[role="progressbar"]:not([aria-valuenow])')).toHaveCount(0);
-}
-
-/** What the Initiate page leaves in local storage before it goes to /upload. */
-async function storeUpload(page: Page, upload: UploadResponse): Promise<void> {
-  const signers = upload.requests.filter((r) => !r.observer);
-  await page.evaluate(
-    (values) => Object.entries(values).forEach(([name, value]) => localStorage.setItem(name, value)),
-    {
-      upload_response: JSON.stringify(upload),
-      'file-url': upload['file-url'],
-      'total-pages': String(upload['total-pages']),
-      total_signatory: String(signers.length),
-      total_signatory_array: JSON.stringify(signers),
-      draggableHeight: String(Limits.pageHeightPoints),
-      refId: String(upload.refId),
-    },
-  );
 }
 
 test.describe('the console with axe-core and the keyboard', () => {
