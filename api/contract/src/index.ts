@@ -16,5 +16,6 @@ export * from './recipient-list';
 export * from './fields';
 export * from './administration';
 export * from './languages';
+export * from './evidence';
 export * from './schemas';
 export * from './i18n';

@@ -43,7 +43,11 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   readonly id = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly log = new Logger('JobsRunner');
   private readonly handlers = new Map<string, JobHandler>();
+  /** At most this many jobs of a type at once in this runner (absent: only the runner's CONCURRENCY bounds it). */
+  private readonly limits = new Map<string, number>();
   private readonly active = new Map<number, Promise<void>>();
+  /** The type of each job this runner is running. */
+  private readonly activeTypes = new Map<number, string>();
   private abort = new AbortController();
   private timer?: NodeJS.Timeout;
   private started = false;
@@ -64,10 +68,23 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
     return this.db.getRepository(JobEntity);
   }
 
-  /** Registers the handler of a job type (modules call this in onModuleInit). */
-  register<P extends object>(type: string, handler: JobHandler<P>): void {
+  /**
+   * Registers the handler of a job type (modules call this in onModuleInit). `concurrency`: at most that many jobs of
+   * the type run at once in this runner; the others stay queued (not claimed, so a process that dies while they wait
+   * does not count as their interruption) and the free slots go to other types. For CPU-bound work such as the seal,
+   * whose runs side by side only share the one thread.
+   */
+  register<P extends object>(type: string, handler: JobHandler<P>, opts: { concurrency?: number } = {}): void {
     if (this.handlers.has(type)) throw new Error(`A handler for job type '${type}' is registered already.`);
     this.handlers.set(type, handler as JobHandler);
+    if (opts.concurrency !== undefined) this.limits.set(type, Math.max(1, Math.floor(opts.concurrency)));
+  }
+
+  /** The registered types of which this runner may start one more job now. */
+  private claimableTypes(): string[] {
+    const running = new Map<string, number>();
+    for (const type of this.activeTypes.values()) running.set(type, (running.get(type) ?? 0) + 1);
+    return [...this.handlers.keys()].filter((type) => (running.get(type) ?? 0) < (this.limits.get(type) ?? Infinity));
   }
 
   get running(): boolean {
@@ -220,7 +237,7 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
     try {
       await this.recover(false);
       while (this.active.size < CONCURRENCY && this.running) {
-        const job = await this.claimNext();
+        const job = await this.claimNext(this.claimableTypes());
         if (!job) break;
         void this.track(job).finally(() => this.wake(0));
       }
@@ -235,14 +252,17 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private track(job: JobEntity): Promise<void> {
-    const run = this.execute(job).finally(() => this.active.delete(job.id));
+    this.activeTypes.set(job.id, job.type);
+    const run = this.execute(job).finally(() => {
+      this.active.delete(job.id);
+      this.activeTypes.delete(job.id);
+    });
     this.active.set(job.id, run);
     return run;
   }
 
-  /** Claims the next due job of a registered type; null when none is due. */
-  private async claimNext(): Promise<JobEntity | null> {
-    const types = [...this.handlers.keys()];
+  /** Claims the next due job of the given types (every registered one by default); null when none is due. */
+  private async claimNext(types: string[] = [...this.handlers.keys()]): Promise<JobEntity | null> {
     if (!types.length) return null;
     const now = this.clock.now();
     const due = await this.jobs.find({
@@ -281,6 +301,7 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
         reschedule: (runAt, payload) => {
           next = { runAt, payload };
         },
+        progressed: () => this.progressed(job),
       });
     } catch (err) {
       failed = true;
@@ -346,6 +367,12 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
       lockedAt: null,
       updatedAt: this.clock.now(),
     });
+  }
+
+  private async progressed(job: JobEntity): Promise<void> {
+    if (!job.interruptions) return;
+    await this.jobs.update(this.held(job), { interruptions: 0 });
+    job.interruptions = 0;
   }
 
   private async renew(id: number): Promise<void> {

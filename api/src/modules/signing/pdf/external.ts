@@ -159,3 +159,14 @@ export function signDigestCms(digest: Uint8Array, keyPem: string, certPem: strin
     signatureAlgorithm,
   });
 }
+
+/**
+ * The document timestamp just added must hash to what its token was asked for. A kill test once found a sealed file
+ * whose archive timestamp's imprint did not match its /ByteRange (under the earlier @libpdf/core path; see
+ * ARCHITECTURE.md); a file like that is never stored: the seal fails, and its job runs again with a new timestamp.
+ */
+export function assertTimestampCovers(document: Uint8Array, digest: Uint8Array | null): void {
+  const covered = byteRangeDigestOf(document);
+  if (!digest || Buffer.compare(Buffer.from(covered), Buffer.from(digest)) !== 0)
+    throw new Error('The document timestamp does not cover the bytes it was made for; the seal will run again.');
+}

@@ -23,7 +23,7 @@ import {
   type PreparedSignature,
   type StampInput,
 } from './engine';
-import { byteRangeDigestOf, embedExternal, SignatureTooLargeError } from './external';
+import { assertTimestampCovers, byteRangeDigestOf, embedExternal, SignatureTooLargeError } from './external';
 import { RevisionCanvas } from './revision/canvas';
 import { SigningDocument } from './revision/document';
 import { signatureContents, writeDss } from './revision/dss';
@@ -212,6 +212,7 @@ export class IncrementalEngine extends SigningEngine {
       const prepared = new PreparedRevision(writeSigned(revision, placed));
       timestamp = await this.timestamps.timestamp(prepared.digest);
       document = prepared.signed(timestamp.token);
+      assertTimestampCovers(document.bytes, prepared.digest);
     }
     return {
       signed: document,
