@@ -1,8 +1,6 @@
 import { createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
 import {
   Attribute,
-  CertificateChoices,
-  CertificateSet,
   CMSVersion,
   ContentInfo,
   DigestAlgorithmIdentifier,
@@ -29,6 +27,7 @@ import {
   OctetString,
 } from '@peculiar/asn1-schema';
 import { Certificate, GeneralName } from '@peculiar/asn1-x509';
+import { joinSignedData, NotDerError, serialNumberOf, splitSignedData, type SignedDataParts } from './cms-der';
 
 /*
  * The CMS (RFC 5652) of every signature the product embeds, built and read with @peculiar's ASN.1 schemas: the PAdES
@@ -123,18 +122,17 @@ function certificateOf(certificateDer: Uint8Array): Certificate {
   }
 }
 
-/** Issuers' certificates parsed, by their DER: the organisation's CA and the root go into every signature's CMS. */
-const chainCertificates = new Map<string, Certificate>();
-const CHAIN_CERTIFICATES_KEPT = 64;
+/** The last certificates parsed, by their DER: signedAttributesFor and assembleCms read the same signer's. */
+const parsedCertificates = new Map<string, Certificate>();
+const PARSED_CERTIFICATES_KEPT = 16;
 
-/** A certificate of a CMS's chain, parsed once per process (only serialised again: never changed). */
-function chainCertificate(der: Uint8Array): Certificate {
+function certificateOfCached(der: Uint8Array): Certificate {
   const key = Buffer.from(der).toString('base64');
-  let certificate = chainCertificates.get(key);
+  let certificate = parsedCertificates.get(key);
   if (!certificate) {
     certificate = certificateOf(der);
-    if (chainCertificates.size >= CHAIN_CERTIFICATES_KEPT) chainCertificates.clear();
-    chainCertificates.set(key, certificate);
+    if (parsedCertificates.size >= PARSED_CERTIFICATES_KEPT) parsedCertificates.clear();
+    parsedCertificates.set(key, certificate);
   }
   return certificate;
 }
@@ -146,7 +144,7 @@ function chainCertificate(der: Uint8Array): Certificate {
  */
 export function signedAttributesFor(digest: Uint8Array, certificateDer: Uint8Array): Uint8Array {
   if (digest.length !== 32) throw new Error(`A SHA-256 digest has 32 bytes, not ${digest.length}.`);
-  const tbs = certificateOf(certificateDer).tbsCertificate;
+  const tbs = certificateOfCached(certificateDer).tbsCertificate;
   const ess = new SigningCertificateV2({
     certs: [
       new EssCertIdV2({
@@ -243,7 +241,7 @@ export function assembleCms(parts: CmsParts): Uint8Array {
   if (!signatureHolds(signedAttributesDer, signature, certificateDer))
     throw new Error("The signature does not verify with the certificate's key over the signed attributes.");
 
-  const tbs = certificateOf(certificateDer).tbsCertificate;
+  const tbs = certificateOfCached(certificateDer).tbsCertificate;
   const signerInfo = new SignerInfo({
     version: CMSVersion.v1,
     sid: new SignerIdentifier({
@@ -262,84 +260,117 @@ export function assembleCms(parts: CmsParts): Uint8Array {
     certificateDer,
     ...parts.chainDers.filter((c) => !Buffer.from(c).equals(Buffer.from(certificateDer))),
   ];
-  const signedData = new SignedData({
-    version: CMSVersion.v1,
-    digestAlgorithms: new DigestAlgorithmIdentifiers([new DigestAlgorithmIdentifier({ algorithm: CmsOid.sha256 })]),
-    encapContentInfo: new EncapsulatedContentInfo({ eContentType: id_data }),
-    certificates: new CertificateSet(
-      certificates.map((c) => new CertificateChoices({ certificate: chainCertificate(c) })),
-    ),
-    signerInfos: new SignerInfos([signerInfo]),
+  // The certificates go in as the bytes they are (issue 23: serialising parsed certificates again for every signature
+  // was most of the CMS's cost); only the SignerInfos go through the schemas.
+  const cms = joinSignedData({
+    ...SIGNED_DATA_HEAD(),
+    certificates,
+    crls: null,
+    signerInfos: bytesOf(AsnConvert.serialize(new SignerInfos([signerInfo]))),
   });
-  const cms = bytesOf(
-    AsnConvert.serialize(new ContentInfo({ contentType: id_signedData, content: AsnConvert.serialize(signedData) })),
-  );
   // What the reader checks: the signed attributes inside the SignerInfo are the very bytes that were signed.
   if (!Buffer.from(signedAttributesDerOf(cms)).equals(Buffer.from(signedAttributesDer)))
     throw new Error('The assembled CMS does not carry the signed attributes as they were signed.');
   return cms;
 }
 
-/**
- * CMS parsed already, by the very array (issue 23: a signature's CMS was parsed again for each thing read from it, its
- * digest, its signature value, its certificates, and ASN.1 parsing was the seal's largest cost). Read-only use: the
- * one caller that changes a SignedData (withSignatureTimestamp) parses its own.
- */
-const parsedCms = new WeakMap<Uint8Array, SignedData>();
-
-function signedDataOf(cmsDer: Uint8Array): SignedData {
-  const known = parsedCms.get(cmsDer);
-  if (known) return known;
-  const info = AsnConvert.parse(cmsDer, ContentInfo);
-  if (info.contentType !== id_signedData) throw new Error('The CMS is not SignedData.');
-  const signedData = AsnConvert.parse(info.content, SignedData);
-  parsedCms.set(cmsDer, signedData);
-  return signedData;
+/** version, digestAlgorithms and encapContentInfo of every SignedData made here (v1, SHA-256, id-data), once. */
+let signedDataHead: Pick<SignedDataParts, 'version' | 'digestAlgorithms' | 'encapContentInfo'> | null = null;
+function SIGNED_DATA_HEAD() {
+  signedDataHead ??= {
+    version: Uint8Array.from([0x02, 0x01, CMSVersion.v1]),
+    digestAlgorithms: bytesOf(
+      AsnConvert.serialize(
+        new DigestAlgorithmIdentifiers([new DigestAlgorithmIdentifier({ algorithm: CmsOid.sha256 })]),
+      ),
+    ),
+    encapContentInfo: bytesOf(AsnConvert.serialize(new EncapsulatedContentInfo({ eContentType: id_data }))),
+  };
+  return signedDataHead;
 }
 
-function firstSigner(signedData: SignedData): SignerInfo {
-  const signer = signedData.signerInfos[0];
+interface ReadCms {
+  parts: SignedDataParts;
+  signerInfos: SignerInfo[];
+}
+
+/**
+ * A CMS's parts (see cms-der.ts) and its SignerInfos parsed; the certificates are not parsed. A CMS that is BER rather
+ * than DER (an ESP's answer may be) is read through the schemas and its parts re-encoded as DER.
+ */
+function readCms(cmsDer: Uint8Array): ReadCms {
+  let parts: SignedDataParts;
+  try {
+    parts = splitSignedData(cmsDer);
+  } catch (error) {
+    if (!(error instanceof NotDerError)) throw error;
+    const info = AsnConvert.parse(cmsDer, ContentInfo);
+    if (info.contentType !== id_signedData) throw new Error('The CMS is not SignedData.');
+    const signedData = AsnConvert.parse(info.content, SignedData);
+    parts = splitSignedData(
+      bytesOf(
+        AsnConvert.serialize(
+          new ContentInfo({ contentType: id_signedData, content: AsnConvert.serialize(signedData) }),
+        ),
+      ),
+    );
+  }
+  return { parts, signerInfos: [...AsnConvert.parse(parts.signerInfos, SignerInfos)] };
+}
+
+/**
+ * CMS read already, by the very array (issue 23: a signature's CMS was parsed again for each thing read from it, its
+ * digest, its signature value, its certificates, and ASN.1 parsing was the seal's largest cost). Read-only use: the
+ * one caller that changes a SignerInfo (withSignatureTimestamp) reads its own.
+ */
+const readCmsCache = new WeakMap<Uint8Array, ReadCms>();
+
+function readCached(cmsDer: Uint8Array): ReadCms {
+  let known = readCmsCache.get(cmsDer);
+  if (!known) {
+    known = readCms(cmsDer);
+    readCmsCache.set(cmsDer, known);
+  }
+  return known;
+}
+
+function firstSigner(read: ReadCms): SignerInfo {
+  const signer = read.signerInfos[0];
   if (!signer?.signedAttrs) throw new Error('The CMS has no signer with signed attributes.');
   return signer;
 }
 
 /** The first signer's signed attributes re-encoded as the SET its signature covers. */
 function signedAttributesDerOf(cmsDer: Uint8Array): Uint8Array {
-  const signer = firstSigner(signedDataOf(cmsDer));
+  const signer = firstSigner(readCached(cmsDer));
   return bytesOf(AsnConvert.serialize(new AttributeSet(signer.signedAttrs)));
 }
 
 /** The messageDigest a CMS's (first) signer signed: an ESP's answer must carry the digest that was sent. */
 export function messageDigestOf(cmsDer: Uint8Array): Uint8Array {
-  return messageDigestIn(firstSigner(signedDataOf(cmsDer)).signedAttrs ?? []);
+  return messageDigestIn(firstSigner(readCached(cmsDer)).signedAttrs ?? []);
 }
 
 /** The (first) signer's signature value: what a signature-timestamp token's imprint is the SHA-256 of. */
 export function signatureValueOf(cmsDer: Uint8Array): Uint8Array {
-  return bytesOf(firstSigner(signedDataOf(cmsDer)).signature.buffer);
+  return bytesOf(firstSigner(readCached(cmsDer)).signature.buffer);
 }
 
 /** The DER of the signer's own certificate and the others the CMS carries (for the DSS and the audit trail). */
 export function certificatesOf(cmsDer: Uint8Array): { signer: Uint8Array; others: Uint8Array[] } {
-  const signedData = signedDataOf(cmsDer);
-  const signer = firstSigner(signedData);
-  const all = (signedData.certificates ?? [])
-    .map((c) => c.certificate)
-    .filter((c): c is Certificate => Boolean(c))
-    .map((c) => bytesOf(AsnConvert.serialize(c)));
+  const read = readCached(cmsDer);
+  const signer = firstSigner(read);
+  // CertificateChoices: a plain certificate is a SEQUENCE; the other choices are context-tagged and left out.
+  const all = (read.parts.certificates ?? []).filter((der) => der[0] === 0x30);
   const sid = signer.sid.issuerAndSerialNumber;
-  const own = sid
-    ? all.find((der) =>
-        Buffer.from(certificateOf(der).tbsCertificate.serialNumber).equals(Buffer.from(sid.serialNumber)),
-      )
-    : all[0];
+  const own = sid ? all.find((der) => Buffer.from(serialNumberOf(der)).equals(Buffer.from(sid.serialNumber))) : all[0];
   if (!own) throw new Error('The signer certificate is not in the CMS.');
   return { signer: own, others: all.filter((der) => der !== own) };
 }
 
 /** The signature-timestamp token a CMS's signer carries already, or null. */
 export function signatureTimestampOf(cmsDer: Uint8Array): Uint8Array | null {
-  const found = firstSigner(signedDataOf(cmsDer)).unsignedAttrs?.find(
+  const found = firstSigner(readCached(cmsDer)).unsignedAttrs?.find(
     (a) => a.attrType === CmsOid.signatureTimeStampToken,
   );
   return found ? bytesOf(found.attrValues[0]) : null;
@@ -351,16 +382,15 @@ export function signatureTimestampOf(cmsDer: Uint8Array): Uint8Array | null {
  * still verify), so a CMS an ESP or a token made takes the timestamp too.
  */
 export function withSignatureTimestamp(cmsDer: Uint8Array, token: Uint8Array): Uint8Array {
-  const info = AsnConvert.parse(cmsDer, ContentInfo);
-  if (info.contentType !== id_signedData) throw new Error('The CMS is not SignedData.');
-  const signedData = AsnConvert.parse(info.content, SignedData);
-  const signer = firstSigner(signedData);
+  const read = readCms(cmsDer);
+  const signer = firstSigner(read);
   const before = signedAttributesDerOf(cmsDer);
   const others = (signer.unsignedAttrs ?? []).filter((a) => a.attrType !== CmsOid.signatureTimeStampToken);
   signer.unsignedAttrs = [...others, attribute(CmsOid.signatureTimeStampToken, bufferOf(token))];
-  const out = bytesOf(
-    AsnConvert.serialize(new ContentInfo({ contentType: id_signedData, content: AsnConvert.serialize(signedData) })),
-  );
+  const out = joinSignedData({
+    ...read.parts,
+    signerInfos: bytesOf(AsnConvert.serialize(new SignerInfos(read.signerInfos))),
+  });
   const { signer: certificate } = certificatesOf(out);
   const after = signedAttributesDerOf(out);
   if (!Buffer.from(before).equals(Buffer.from(after)) || !signatureHolds(after, signatureValueOf(out), certificate))

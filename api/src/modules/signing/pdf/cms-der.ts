@@ -1,0 +1,128 @@
+/*
+ * The outer layers of a CMS SignedData read and written as DER by hand (issue 23). Parsing and serialising the
+ * certificates a CMS carries through the ASN.1 schemas was most of the seal's CPU time, and they are never changed:
+ * they are kept here as the very bytes they came as, and only the SignerInfos are handed to the schemas.
+ */
+
+/** One DER element: its tag, where its contents start and where it ends. */
+interface Element {
+  tag: number;
+  start: number;
+  contents: number;
+  end: number;
+}
+
+/** Thrown for what is not DER (an indefinite length, a truncated element): the caller falls back to the schemas. */
+export class NotDerError extends Error {}
+
+function elementAt(der: Uint8Array, offset: number, limit = der.length): Element {
+  if (offset + 2 > limit) throw new NotDerError('A DER element is cut short.');
+  const tag = der[offset];
+  if ((tag & 0x1f) === 0x1f) throw new NotDerError('High tag numbers are not used in CMS.');
+  let length = der[offset + 1];
+  let contents = offset + 2;
+  if (length & 0x80) {
+    const octets = length & 0x7f;
+    if (octets === 0 || octets > 4) throw new NotDerError('An indefinite or oversized length is not DER.');
+    if (contents + octets > limit) throw new NotDerError('A DER length is cut short.');
+    length = 0;
+    for (let i = 0; i < octets; i++) length = length * 256 + der[contents + i];
+    contents += octets;
+  }
+  const end = contents + length;
+  if (end > limit) throw new NotDerError('A DER element runs past its container.');
+  return { tag, start: offset, contents, end };
+}
+
+function childrenOf(der: Uint8Array, parent: Element): Element[] {
+  const out: Element[] = [];
+  for (let at = parent.contents; at < parent.end;) {
+    const child = elementAt(der, at, parent.end);
+    out.push(child);
+    at = child.end;
+  }
+  return out;
+}
+
+function lengthOctets(length: number): number[] {
+  if (length < 0x80) return [length];
+  const octets: number[] = [];
+  for (let n = length; n > 0; n = Math.floor(n / 256)) octets.unshift(n & 0xff);
+  return [0x80 | octets.length, ...octets];
+}
+
+/** A DER element of `tag` around the concatenated `parts`. */
+export function derElement(tag: number, parts: Uint8Array[]): Uint8Array {
+  const length = parts.reduce((n, p) => n + p.length, 0);
+  const head = [tag, ...lengthOctets(length)];
+  const out = new Uint8Array(head.length + length);
+  out.set(head, 0);
+  let at = head.length;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** id-signedData (1.2.840.113549.1.7.2) as a DER OBJECT IDENTIFIER. */
+const SIGNED_DATA_OID = Uint8Array.from([0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]);
+
+/** A SignedData's parts as their DER bytes (subarrays of the CMS read), the certificates one by one. */
+export interface SignedDataParts {
+  version: Uint8Array;
+  digestAlgorithms: Uint8Array;
+  encapContentInfo: Uint8Array;
+  /** The CertificateChoices of `certificates [0]`, each as it came; null when the field is absent. */
+  certificates: Uint8Array[] | null;
+  /** `crls [1]` as a whole, or null. */
+  crls: Uint8Array | null;
+  signerInfos: Uint8Array;
+}
+
+/** ContentInfo(SignedData) taken apart without parsing what is inside its parts. */
+export function splitSignedData(cms: Uint8Array): SignedDataParts {
+  const info = elementAt(cms, 0);
+  if (info.tag !== 0x30 || info.end !== cms.length) throw new NotDerError('A CMS is one DER SEQUENCE.');
+  const [type, explicit] = childrenOf(cms, info);
+  if (!type || !explicit || explicit.tag !== 0xa0) throw new NotDerError('Not a ContentInfo.');
+  if (!Buffer.from(cms.subarray(type.start, type.end)).equals(Buffer.from(SIGNED_DATA_OID)))
+    throw new Error('The CMS is not SignedData.');
+  const [signedData] = childrenOf(cms, explicit);
+  if (!signedData || signedData.tag !== 0x30) throw new NotDerError('Not a SignedData.');
+  const fields = childrenOf(cms, signedData);
+  const bytes = (e: Element) => cms.subarray(e.start, e.end);
+  const [version, digestAlgorithms, encapContentInfo] = fields;
+  const last = fields[fields.length - 1];
+  if (fields.length < 4 || version.tag !== 0x02 || digestAlgorithms.tag !== 0x31 || last.tag !== 0x31)
+    throw new NotDerError('Not a SignedData.');
+  const certificates = fields.find((f) => f.tag === 0xa0);
+  const crls = fields.find((f) => f.tag === 0xa1);
+  return {
+    version: bytes(version),
+    digestAlgorithms: bytes(digestAlgorithms),
+    encapContentInfo: bytes(encapContentInfo),
+    certificates: certificates ? childrenOf(cms, certificates).map(bytes) : null,
+    crls: crls ? bytes(crls) : null,
+    signerInfos: bytes(last),
+  };
+}
+
+/** ContentInfo(SignedData) from its parts. */
+export function joinSignedData(parts: SignedDataParts): Uint8Array {
+  const fields = [parts.version, parts.digestAlgorithms, parts.encapContentInfo];
+  if (parts.certificates) fields.push(derElement(0xa0, parts.certificates));
+  if (parts.crls) fields.push(parts.crls);
+  fields.push(parts.signerInfos);
+  return derElement(0x30, [SIGNED_DATA_OID, derElement(0xa0, [derElement(0x30, fields)])]);
+}
+
+/** A certificate's serial number's content octets, read from its DER without parsing the rest. */
+export function serialNumberOf(certificate: Uint8Array): Uint8Array {
+  const outer = elementAt(certificate, 0);
+  const [tbs] = childrenOf(certificate, outer);
+  const fields = childrenOf(certificate, tbs);
+  const serial = fields[0]?.tag === 0xa0 ? fields[1] : fields[0];
+  if (!serial || serial.tag !== 0x02) throw new NotDerError('Not an X.509 certificate.');
+  return certificate.subarray(serial.contents, serial.end);
+}
