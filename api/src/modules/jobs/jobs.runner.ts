@@ -16,8 +16,13 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobEntity } from './job.entity';
 import type { JobHandler } from './job.types';
 
-/** Jobs one runner runs at once (handlers wait on SMTP, SMS gateways and webhook receivers, not on the CPU). */
-const CONCURRENCY = 4;
+/**
+ * Jobs one runner runs at once in each lane (handlers wait on SMTP, SMS gateways and webhook receivers, not on the
+ * CPU). A job type runs in the default lane unless registered in another (webhook deliveries: issue 24), so receivers
+ * that hang for their whole timeout never hold up e-mails, SMS or seals.
+ */
+export const CONCURRENCY = 4;
+export const DEFAULT_LANE = 'default';
 /** On shutdown, running handlers get this long to finish, then are aborted and get as long again. */
 const SHUTDOWN_GRACE_MS = 5000;
 const MAX_ERROR = 1000;
@@ -43,7 +48,11 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   readonly id = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly log = new Logger('JobsRunner');
   private readonly handlers = new Map<string, JobHandler>();
+  /** The lane of each job type (absent: the default lane). */
+  private readonly lanesOfTypes = new Map<string, string>();
   private readonly active = new Map<number, Promise<void>>();
+  /** The lane each running job of this runner occupies. */
+  private readonly activeLanes = new Map<number, string>();
   private abort = new AbortController();
   private timer?: NodeJS.Timeout;
   private started = false;
@@ -64,10 +73,31 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
     return this.db.getRepository(JobEntity);
   }
 
-  /** Registers the handler of a job type (modules call this in onModuleInit). */
-  register<P extends object>(type: string, handler: JobHandler<P>): void {
+  /**
+   * Registers the handler of a job type (modules call this in onModuleInit). `lane`: the job type runs beside the
+   * default lane's jobs with slots of its own (and, with REDIS_URL, its own BullMQ queue).
+   */
+  register<P extends object>(type: string, handler: JobHandler<P>, opts: { lane?: string } = {}): void {
     if (this.handlers.has(type)) throw new Error(`A handler for job type '${type}' is registered already.`);
     this.handlers.set(type, handler as JobHandler);
+    if (opts.lane && opts.lane !== DEFAULT_LANE) this.lanesOfTypes.set(type, opts.lane);
+  }
+
+  /** The lane a job type runs in. */
+  laneOf(type: string): string {
+    return this.lanesOfTypes.get(type) ?? DEFAULT_LANE;
+  }
+
+  /** Every lane some registered job type runs in (the default lane first). */
+  get lanes(): string[] {
+    return [DEFAULT_LANE, ...new Set(this.lanesOfTypes.values())];
+  }
+
+  /** The registered job types whose lane has a free slot in this runner. */
+  private claimableTypes(): string[] {
+    const busy = new Map<string, number>();
+    for (const lane of this.activeLanes.values()) busy.set(lane, (busy.get(lane) ?? 0) + 1);
+    return this.types.filter((type) => (busy.get(this.laneOf(type)) ?? 0) < CONCURRENCY);
   }
 
   get running(): boolean {
@@ -170,6 +200,9 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
         this.log.warn(`${this.active.size} job(s) still running at shutdown; they will run again after the lease`);
     }
     this.started = false;
+    // Stopped: drain() (tests, management) runs jobs with a live signal again, and start() may poll again.
+    this.stopping = false;
+    this.abort = new AbortController();
   }
 
   /**
@@ -219,8 +252,10 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
     this.ticking = true;
     try {
       await this.recover(false);
-      while (this.active.size < CONCURRENCY && this.running) {
-        const job = await this.claimNext();
+      while (this.running) {
+        const types = this.claimableTypes();
+        if (!types.length) break;
+        const job = await this.claimNext(types);
         if (!job) break;
         void this.track(job).finally(() => this.wake(0));
       }
@@ -235,14 +270,17 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private track(job: JobEntity): Promise<void> {
-    const run = this.execute(job).finally(() => this.active.delete(job.id));
+    this.activeLanes.set(job.id, this.laneOf(job.type));
+    const run = this.execute(job).finally(() => {
+      this.active.delete(job.id);
+      this.activeLanes.delete(job.id);
+    });
     this.active.set(job.id, run);
     return run;
   }
 
-  /** Claims the next due job of a registered type; null when none is due. */
-  private async claimNext(): Promise<JobEntity | null> {
-    const types = [...this.handlers.keys()];
+  /** Claims the next due job of the given types (every registered one by default); null when none is due. */
+  private async claimNext(types: string[] = this.types): Promise<JobEntity | null> {
     if (!types.length) return null;
     const now = this.clock.now();
     const due = await this.jobs.find({

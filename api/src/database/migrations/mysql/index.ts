@@ -19,6 +19,7 @@ import { OneOtpService1795564359701 } from './1795564359701-OneOtpService';
 import { ApiKeysOrgKindIndex1795564441024 } from './1795564441024-ApiKeysOrgKindIndex';
 import { PartyFields1795581458296 } from './1795581458296-PartyFields';
 import { Administration1795814374440 } from './1795814374440-Administration';
+import { WebhookLimits1795821900000 } from './1795821900000-WebhookLimits';
 
 export const MYSQL_MIGRATIONS = [
   Init1795318066055,
@@ -41,4 +42,5 @@ export const MYSQL_MIGRATIONS = [
   ApiKeysOrgKindIndex1795564441024,
   PartyFields1795581458296,
   Administration1795814374440,
+  WebhookLimits1795821900000,
 ];
