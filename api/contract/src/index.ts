@@ -17,3 +17,4 @@ export * from './fields';
 export * from './administration';
 export * from './languages';
 export * from './schemas';
+export * from './reliability';

@@ -114,6 +114,22 @@ class EnvDto {
   ESIGN_TEST_JOBS?: string;
 
   @IsOptional()
+  @Matches(
+    /^[a-z][a-z0-9.-]{0,63}=(kill|fail)\*[1-9][0-9]{0,3}(,[a-z][a-z0-9.-]{0,63}=(kill|fail)\*[1-9][0-9]{0,3})*$/,
+    {
+      message: 'must be point=kill*N or point=fail*N, comma-separated (seal.before-completion=kill*1)',
+    },
+  )
+  ESIGN_TEST_FAULTS?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(5)
+  @Max(86_400)
+  @IsInt({ message: 'must be an integer' })
+  WATCHDOG_INTERVAL_SECONDS?: number;
+
+  @IsOptional()
   @Matches(/^smtps?:\/\/[^\s/?#]+\/?(\?\S*)?$/, {
     message: 'must be an smtp:// or smtps:// URL (smtp://user:pass@mail.example.com:587)',
   })
@@ -324,6 +340,13 @@ export interface AppConfig {
    * testJobs registers the test-only job types (never in production).
    */
   jobs: { runner: boolean; pollMs: number; leaseSeconds: number; maxInterruptions: number; testJobs: boolean };
+  /**
+   * Test-only fault points (ESIGN_TEST_FAULTS, refused in production): at the named point the process kills itself
+   * (`kill`) or the step throws (`fail`), at most `times` times over the data directory's life (common/fault-points.ts).
+   */
+  testFaults: { point: string; action: 'kill' | 'fail'; times: number }[];
+  /** Issue 24: how often the watchdog looks for requests that should have moved and did not. */
+  watchdog: { intervalSeconds: number };
   /** E-mail through SMTP when smtpUrl is set, else into the dev outbox. */
   mail: { smtpUrl: string | null; from: string };
   /** SMS through the HTTP gateway (POST JSON { to, text }) when url is set, else into the dev outbox. */
@@ -396,6 +419,8 @@ export const CONFIG_VARIABLES = [
   'JOBS_LEASE_SECONDS',
   'JOBS_MAX_INTERRUPTIONS',
   'ESIGN_TEST_JOBS',
+  'ESIGN_TEST_FAULTS',
+  'WATCHDOG_INTERVAL_SECONDS',
   'SMTP_URL',
   'MAIL_FROM',
   'SMS_URL',
@@ -446,6 +471,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
   }
   if (dto.ESIGN_TEST_JOBS === '1' && dto.NODE_ENV === 'production') {
     problems.push('ESIGN_TEST_JOBS must not be set when NODE_ENV=production (it registers test-only job types)');
+  }
+  if (dto.ESIGN_TEST_FAULTS && dto.NODE_ENV === 'production') {
+    problems.push('ESIGN_TEST_FAULTS must not be set when NODE_ENV=production (it makes the server fail on purpose)');
   }
   const espSet = ESP_VARIABLES.filter((name) => raw[name] !== undefined);
   if (espSet.length && espSet.length < ESP_VARIABLES.length) {
@@ -531,6 +559,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
       maxInterruptions: dto.JOBS_MAX_INTERRUPTIONS ?? 50,
       testJobs: dto.ESIGN_TEST_JOBS === '1',
     },
+    testFaults: (dto.ESIGN_TEST_FAULTS ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((entry) => {
+        const [point, rest] = entry.split('=');
+        const [action, times] = rest.split('*');
+        return { point, action: action as 'kill' | 'fail', times: Number(times) };
+      }),
+    watchdog: { intervalSeconds: dto.WATCHDOG_INTERVAL_SECONDS ?? 900 },
     mail: { smtpUrl: dto.SMTP_URL ?? null, from: dto.MAIL_FROM ?? 'e-Sign <no-reply@localhost>' },
     sms: { url: dto.SMS_URL ?? null },
     seal: {
