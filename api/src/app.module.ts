@@ -8,6 +8,7 @@ import { dataSourceOptions } from './database/data-source';
 import { serialiseSqlite } from './database/sqlite-serialise';
 import { AdministrationModule } from './modules/administration/administration.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { BackupModule } from './modules/backup/backup.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { HealthController } from './modules/health/health.controller';
 import { JobsModule } from './modules/jobs/jobs.module';
@@ -73,6 +74,7 @@ export class AppModule {
         VerificationModule,
         AdministrationModule,
         WatchdogModule,
+        BackupModule,
       ],
       // WebController last: its routes are exact paths, but keep the API's first in the route table.
       controllers: [HealthController, WebController],

@@ -111,3 +111,42 @@ export const FaultMessages = {
 
 /** Seconds a client is told to wait (Retry-After) after a 503 of FaultMessages. */
 export const FAULT_RETRY_AFTER_SECONDS = 30;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Backups (`npm run manage -w api -- backup FILE` and `restore FILE`, and the scheduled backups of BACKUP_DIR)
+
+/** What the management command and the scheduled backup say (operators read them). */
+export const BackupMessages = {
+  coversSqlite: 'the SQLite database, copied by its online backup while the server runs',
+  coversFiles: 'every stored document the database refers to ({count} files, each checked against its SHA-256)',
+  coversAllFiles:
+    'every document in {dir} ({count} files, each checked against its SHA-256); take your database dump first',
+  notCoveredMysql:
+    'the MariaDB/MySQL database (DATABASE_URL): back it up with your own dumps (mariadb-dump --single-transaction, or mariabackup) taken before this archive; documents are never changed, and deleted only by retention, so files copied after the dump hold every one it refers to',
+  notCoveredS3:
+    'the documents in the S3 bucket {bucket}: keep the bucket versioned or replicated (objects are never overwritten), and copy it after the database backup so it holds every document the database refers to',
+  nothingToBackUp:
+    'Nothing to back up here: the database is MariaDB/MySQL (DATABASE_URL) and the documents are in the S3 bucket {bucket}. Back up the database with mariadb-dump or mariabackup, then the bucket (versioned or replicated); README.md, "Backups", gives the procedure.',
+  missingDocument:
+    'The database refers to {count} document(s) that are not in {dir} (the first: {key}); the backup was not written. Run it again; if it persists, the data directory has lost documents.',
+  damagedDocument:
+    'The stored document {key} does not match its SHA-256 (the file is damaged); the backup was not written.',
+  databaseDamaged: 'The copy of the database failed its integrity check ({detail}); the backup was not written.',
+  notAnArchive: 'This is not an e-Sign backup, or its end is damaged: {file} was refused and nothing was written.',
+  checksumMismatch:
+    'The backup does not match its checksum (a byte changed since it was written): {file} was refused and nothing was written.',
+  manifestMismatch: 'The backup does not match its manifest ({detail}): {file} was refused and nothing was written.',
+  notFresh:
+    'DATA_DIR {dir} is not empty: restore into a new, empty DATA_DIR (move the old one aside first); nothing was written.',
+  wrongEngine:
+    'This backup holds a {archive} database but this installation uses {configured}; nothing was written. {hint}',
+  restored: 'Restored {count} documents and the database into {dir}. Start the server with this DATA_DIR.',
+  restoredFiles:
+    'Restored {count} documents into {dir}. The database is not in this archive: restore it from your dump into DATABASE_URL before starting the server.',
+  written: 'Backup written to {file} ({count} documents, {size}).',
+  holds: 'It holds: {what}.',
+  notHeld: 'Not in it (your own backups must hold it): {what}.',
+  secret:
+    "Keep it safe: it holds the installation's secrets (signing-link and OTP keys, seal and CA keys) and every document.",
+  noDatabase: 'There is no database at {file}: nothing to back up.',
+} as const;

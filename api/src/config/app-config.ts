@@ -130,6 +130,25 @@ class EnvDto {
   WATCHDOG_INTERVAL_SECONDS?: number;
 
   @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
+  BACKUP_DIR?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(24 * 90)
+  @IsInt({ message: 'must be an integer' })
+  BACKUP_EVERY_HOURS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(1000)
+  @IsInt({ message: 'must be an integer' })
+  BACKUP_KEEP?: number;
+
+  @IsOptional()
   @Matches(/^smtps?:\/\/[^\s/?#]+\/?(\?\S*)?$/, {
     message: 'must be an smtp:// or smtps:// URL (smtp://user:pass@mail.example.com:587)',
   })
@@ -347,6 +366,11 @@ export interface AppConfig {
   testFaults: { point: string; action: 'kill' | 'fail'; times: number }[];
   /** Issue 24: how often the watchdog looks for requests that should have moved and did not. */
   watchdog: { intervalSeconds: number };
+  /**
+   * Issue 24: scheduled backups (the recurring `backup.run` job) into `dir` every `everyHours`, keeping the latest
+   * `keep` archives; null without BACKUP_DIR (`manage backup FILE` works either way).
+   */
+  backup: { dir: string; everyHours: number; keep: number } | null;
   /** E-mail through SMTP when smtpUrl is set, else into the dev outbox. */
   mail: { smtpUrl: string | null; from: string };
   /** SMS through the HTTP gateway (POST JSON { to, text }) when url is set, else into the dev outbox. */
@@ -421,6 +445,9 @@ export const CONFIG_VARIABLES = [
   'ESIGN_TEST_JOBS',
   'ESIGN_TEST_FAULTS',
   'WATCHDOG_INTERVAL_SECONDS',
+  'BACKUP_DIR',
+  'BACKUP_EVERY_HOURS',
+  'BACKUP_KEEP',
   'SMTP_URL',
   'MAIL_FROM',
   'SMS_URL',
@@ -487,6 +514,24 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
   }
   if ((raw.S3_ACCESS_KEY_ID === undefined) !== (raw.S3_SECRET_ACCESS_KEY === undefined)) {
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither, for the default AWS chain)');
+  }
+  const backupDir = dto.BACKUP_DIR ? resolve(env.INIT_CWD ?? cwd, dto.BACKUP_DIR) : null;
+  if (!backupDir) {
+    const alone = (['BACKUP_EVERY_HOURS', 'BACKUP_KEEP'] as const).filter((name) => raw[name] !== undefined);
+    if (alone.length)
+      problems.push(`${alone.join(', ')} only configure the scheduled backups of BACKUP_DIR, which is not set`);
+  } else {
+    if (raw.DATABASE_URL !== undefined && raw.S3_BUCKET !== undefined)
+      problems.push(
+        'BACKUP_DIR has nothing to back up: the database is DATABASE_URL and the documents are in S3_BUCKET (back them up with their own tools; README.md, "Backups")',
+      );
+    const data = dto.DATA_DIR
+      ? resolve(env.INIT_CWD ?? cwd, dto.DATA_DIR)
+      : resolve(__dirname, '..', '..', '..', 'data');
+    if (`${backupDir}/`.startsWith(`${data}/`))
+      problems.push(
+        `BACKUP_DIR must not be inside DATA_DIR: a backup kept in the folder it backs up is lost with it (got ${JSON.stringify(raw.BACKUP_DIR)})`,
+      );
   }
   const tsaUrls = raw.TSA_URLS === undefined ? null : parseTsaUrls(raw.TSA_URLS);
   problems.push(...(tsaUrls?.problems ?? []));
@@ -568,6 +613,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
         return { point, action: action as 'kill' | 'fail', times: Number(times) };
       }),
     watchdog: { intervalSeconds: dto.WATCHDOG_INTERVAL_SECONDS ?? 900 },
+    backup: backupDir ? { dir: backupDir, everyHours: dto.BACKUP_EVERY_HOURS ?? 24, keep: dto.BACKUP_KEEP ?? 7 } : null,
     mail: { smtpUrl: dto.SMTP_URL ?? null, from: dto.MAIL_FROM ?? 'e-Sign <no-reply@localhost>' },
     sms: { url: dto.SMS_URL ?? null },
     seal: {

@@ -542,6 +542,7 @@ export class SealService implements OnModuleInit {
       }
       fresh.status = 'completed';
       fresh.completedAt = now;
+      fresh.endedAt = now;
       fresh.signedFileKey = stored.key;
       fresh.sealError = null;
       fresh.sealFailedAt = null;

@@ -21,6 +21,7 @@ import { PartyFields1795581458296 } from './1795581458296-PartyFields';
 import { Administration1795814374440 } from './1795814374440-Administration';
 import { WebhookLimits1795821900000 } from './1795821900000-WebhookLimits';
 import { WatchdogFindings1795822000000 } from './1795822000000-WatchdogFindings';
+import { Retention1795822100000 } from './1795822100000-Retention';
 
 export const MYSQL_MIGRATIONS = [
   Init1795318066055,
@@ -45,4 +46,5 @@ export const MYSQL_MIGRATIONS = [
   Administration1795814374440,
   WebhookLimits1795821900000,
   WatchdogFindings1795822000000,
+  Retention1795822100000,
 ];
