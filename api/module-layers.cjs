@@ -14,7 +14,7 @@ const layers = [
   // organisation's administration (issue 22: staff users, the seal certificate; it e-mails, so it sits above
   // notifications, and reaches signing for the seal). Issue 24's keepers of the data, each a job and its routes:
   // the watchdog (stuck requests), retention and a signer's data, and backups.
-  ['web', 'health', 'administration', 'watchdog', 'backup'],
+  ['web', 'health', 'administration', 'watchdog', 'backup', 'retention'],
   // The recipient's side, and the other public pages of a request: the recipient's own list, document verification.
   ['recipients', 'recipient-list', 'verification'],
   // The signing methods, and the identity checks (face, location) a recipient passes before signing.

@@ -9,6 +9,7 @@ import { serialiseSqlite } from './database/sqlite-serialise';
 import { AdministrationModule } from './modules/administration/administration.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { BackupModule } from './modules/backup/backup.module';
+import { RetentionModule } from './modules/retention/retention.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { HealthController } from './modules/health/health.controller';
 import { JobsModule } from './modules/jobs/jobs.module';
@@ -75,6 +76,7 @@ export class AppModule {
         AdministrationModule,
         WatchdogModule,
         BackupModule,
+        RetentionModule,
       ],
       // WebController last: its routes are exact paths, but keep the API's first in the route table.
       controllers: [HealthController, WebController],

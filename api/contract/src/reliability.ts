@@ -150,3 +150,25 @@ export const BackupMessages = {
     "Keep it safe: it holds the installation's secrets (signing-link and OTP keys, seal and CA keys) and every document.",
   noDatabase: 'There is no database at {file}: nothing to back up.',
 } as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Retention (per organisation: organisations.retention_days and media_retention_days)
+
+/** The longest retention period that can be set (about a hundred years); null keeps for ever. */
+export const RETENTION_MAX_DAYS = 36500;
+
+/** The statuses whose requests retention applies to, counted from when the request ended. */
+export const RETENTION_ENDED_STATUSES = ['completed', 'rejected', 'expired', 'cancelled'] as const;
+
+/** Audit event types retention writes in a request's trail (its chain goes on from them). */
+export const RETENTION_AUDIT_EVENTS = {
+  filesDeleted: 'request.files_deleted',
+  mediaDeleted: 'request.media_deleted',
+} as const;
+
+export const RetentionMessages = {
+  mediaLonger:
+    'media_retention_days must not be longer than retention_days: selfies and videos are deleted with the documents at the latest',
+  filesDeleted:
+    "The documents of this request were deleted at the end of its organisation's retention period; its audit trail and the documents' SHA-256 are kept.",
+} as const;

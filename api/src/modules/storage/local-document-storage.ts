@@ -69,6 +69,17 @@ export class LocalDocumentStorage extends DocumentStorage {
     );
   }
 
+  async delete(key: string): Promise<boolean> {
+    if (!STORAGE_KEY.test(key)) return false;
+    try {
+      await unlink(this.pathOf(key));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+  }
+
   async check(): Promise<void> {
     await mkdir(this.root, { recursive: true });
     await access(this.root, constants.R_OK | constants.W_OK).catch(() => {
