@@ -172,3 +172,33 @@ export const RetentionMessages = {
   filesDeleted:
     "The documents of this request were deleted at the end of its organisation's retention period; its audit trail and the documents' SHA-256 are kept.",
 } as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+// A signer's data (India's DPDP Act, 2023): the export and the erasure an administrator runs for one signer
+
+/** What an erasure removes from every party of the signer (the signed documents and the audit trail stay). */
+export const SIGNER_ERASED_DATA = ['selfie', 'video', 'location', 'ip', 'phone'] as const;
+export type SignerErasedData = (typeof SIGNER_ERASED_DATA)[number];
+
+/** The audit event an erasure writes in each request of the signer (the chain goes on from it). */
+export const SIGNER_ERASED_EVENT = 'party.data_erased';
+
+export const SignerDataMessages = {
+  notAnAddress: 'identifier must be an e-mail address or an Indian mobile number',
+  noRecords: 'This organisation holds nothing about {identifier}.',
+  kept: "Kept: the signer's name and e-mail, the signed documents and the audit trail, which the signatures need.",
+} as const;
+
+/** POST /api/signers/erase's answer. */
+export interface SignerErasureResult {
+  /** The address as matched: a lower-case e-mail, or +91 and 10 digits. */
+  identifier: string;
+  /** The signer's parties (one per request) that were erased. */
+  parties: number;
+  /** Ref IDs of their requests. */
+  requests: number[];
+  erased: readonly SignerErasedData[];
+  /** Stored files deleted (selfies no other row needs). */
+  files_deleted: number;
+  kept: string;
+}
