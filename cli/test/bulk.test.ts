@@ -182,4 +182,29 @@ describe('esign-cli bulk', () => {
     const results = resultsOf(`${csv}.results.csv`);
     expect(results.filter((r) => r[3] === 'already sent')).toHaveLength(json.summary.alreadySent);
   });
+  it("takes each recipient's language (language1…6) and names a row whose language it does not have", async () => {
+    const csv = join(dir, 'languages.csv');
+    writeFileSync(
+      csv,
+      [
+        'reference,file,name1,email1,phone1,type1,language1,name2,email2,phone2,type2,language2',
+        'lang-1,doc.pdf,Kavita Sharma,lang1@example.in,9876543210,e-Signature,hi,Meena,lang2@example.in,9988776655,copy,ta',
+        'lang-2,doc.pdf,Ravi Kumar,lang3@example.in,9876543211,e-Signature,fr,,,,,',
+      ].join('\n') + '\n',
+    );
+    const run = runCli(['bulk', csv, '--json'], { env, home });
+    expect(run.code).toBe(1);
+    const json = JSON.parse(run.stdout) as { rows: Array<{ row: number; status: string; error: string | null }> };
+    expect(json.rows.find((r) => r.row === 3)?.error).toBe(
+      "Recipient 1: The recipient's language must be one of en, hi, bn, mr, ta, te, gu, kn. (fr)",
+    );
+    const list = (await (
+      await fetch(`${api.url}/v1/request_all/demo`, { headers: { apikey: env.ESIGN_API_KEY } })
+    ).json()) as { data: Array<{ data: Array<{ email: string; language: string | null }> }> };
+    const parties = list.data.flatMap((r) => r.data).filter((p) => p.email.startsWith('lang'));
+    expect(parties.map((p) => [p.email, p.language])).toEqual([
+      ['lang1@example.in', 'hi'],
+      ['lang2@example.in', 'ta'],
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatDateTime } from '@esign/contract';
+import { RequestMessages, formatDateTime } from '@esign/contract';
 import { DEMO, runCli, startApi, type StartedApi } from './support/api-server';
 import { fixturePdf, signaturePngDataUrl } from './support/fixtures';
 
@@ -288,6 +288,33 @@ describe('esign-cli account and request commands against the built API', () => {
     const usage = cli(['--json', 'send', PDF(), '--signer', 'x,bad,1,Aadhaar']);
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stdout)).toMatchObject({ ok: false, exitCode: 2 });
+  });
+
+  it("sends each recipient's language (--signer and --copy), and refuses one it does not have", () => {
+    const bad = cli(['send', PDF(), '--signer', 'Asha,asha@example.in,9876543210,Aadhaar,fr']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe(`esign-cli: Recipient 1: ${RequestMessages.languageInvalid}`);
+    const run = cli([
+      '--json',
+      'send',
+      PDF(),
+      '--signer',
+      'Kavita Sharma,kavita@example.in,9876543210,e-Signature,hi',
+      '--signer',
+      'Vikram Shah,vikram@example.in,9123456789,Aadhaar',
+      '--copy',
+      'Meenakshi Sundaram,meena@example.in,9988776655,TA',
+    ]);
+    expect(run.code).toBe(0);
+    const sent = JSON.parse(run.stdout) as { refId: number };
+    const status = JSON.parse(cli(['--json', 'status', String(sent.refId)]).stdout) as {
+      parties: Array<{ name: string; language: string | null }>;
+    };
+    expect(status.parties.map((p) => [p.name, p.language])).toEqual([
+      ['Kavita Sharma', 'hi'],
+      ['Vikram Shah', null],
+      ['Meenakshi Sundaram', 'ta'],
+    ]);
   });
 
   it('lists the templates (none yet)', () => {

@@ -1,7 +1,8 @@
-import { SignerRoutes, SignerTexts } from '@esign/contract';
+import { SignerRoutes } from '@esign/contract';
 import { Suspense, lazy } from 'react';
 import { Route, Routes, useParams } from 'react-router-dom';
 import { PleaseWait, Shell } from './components';
+import { useI18n } from './i18n';
 import NotFound from './pages/NotFound';
 import RetryMailSent from './pages/RetryMailSent';
 
@@ -17,9 +18,10 @@ const Failed = lazy(() => import('./pages/Failed'));
  */
 const SuccessLoading = () => {
   const { orgId } = useParams();
+  const { t } = useI18n();
   return (
     <Shell orgId={orgId}>
-      <PleaseWait text={SignerTexts.processing} />
+      <PleaseWait text={t('page.processing')} />
     </Shell>
   );
 };

@@ -1,11 +1,14 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { SignerRoutes } from '@esign/contract';
+import { DEFAULT_LANGUAGE, SignerRoutes, en, loadCatalogue } from '@esign/contract';
+import type { Catalogue, RecipientLanguage } from '@esign/contract';
 import { BrowserRouter, matchPath } from 'react-router-dom';
 import { prefetch, referencePath } from './api';
 import App from './App';
 import { ToastProvider } from './components';
+import { I18nProvider, initialLanguage } from './i18n';
 import './styles.css';
+import './fonts.css';
 
 // A signing link: its request is asked for now, while React renders the page that shows it.
 const link = matchPath(SignerRoutes.esign, window.location.pathname);
@@ -14,12 +17,25 @@ if (link) prefetch(referencePath(link.params.orgId ?? '', link.params.refId ?? '
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
-createRoot(root).render(
-  <StrictMode>
-    <BrowserRouter>
-      <ToastProvider>
-        <App />
-      </ToastProvider>
-    </BrowserRouter>
-  </StrictMode>,
+const render = (language: RecipientLanguage, catalogue: Catalogue) => {
+  document.documentElement.lang = language;
+  createRoot(root).render(
+    <StrictMode>
+      <I18nProvider initial={{ language, catalogue }}>
+        <BrowserRouter>
+          <ToastProvider>
+            <App />
+          </ToastProvider>
+        </BrowserRouter>
+      </I18nProvider>
+    </StrictMode>,
+  );
+};
+
+// The language the page opens in: English at once; another one's texts (a small chunk) first, beside the request,
+// so the page never shows English before it (and English when the chunk cannot be had).
+const language = initialLanguage();
+loadCatalogue(language).then(
+  (catalogue) => render(language, catalogue),
+  () => render(DEFAULT_LANGUAGE, en),
 );

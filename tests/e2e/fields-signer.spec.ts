@@ -1,10 +1,11 @@
-import { FIELD_PATTERNS, FieldMessages, SignerTexts, fill } from '@esign/contract';
+import { FIELD_PATTERNS, FieldMessages, SignerTexts, en, fill } from '@esign/contract';
 import type { APIRequestContext } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-// The signer app's own labels of the fields step (the contract has the messages).
-import { FieldTexts } from '../../signer-web/src/fields/texts';
 import { DEMO, expect, fixture, shot, test } from './fixtures';
 import { inviteLink, person, staffKey } from './support/recipient';
+
+/** The signer app's own labels of the fields step: the English catalogue's (issue 22). */
+const FieldTexts = en.fields;
 
 /**
  * Issue 21 in the signer app: a request whose signer has fields (text with the PAN pattern, number, dropdown, radio

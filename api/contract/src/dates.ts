@@ -7,11 +7,18 @@ export const DEFAULT_TIME_ZONE = 'Asia/Kolkata';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-const formatter = (timeZone: string, withTime: boolean): Intl.DateTimeFormat => {
-  const key = `${timeZone}|${withTime}`;
+/**
+ * The locale a language's dates are written in: English as 'en-IN', another recipient language as its Indian locale
+ * ('hi-IN': '25 नव॰ 2026, 12:58 pm IST'), its month names its own, its digits the Latin ones every code is written in.
+ */
+const localeOf = (language: string | null | undefined): string =>
+  language && language !== 'en' && /^[a-z]{2}$/.test(language) ? `${language}-IN-u-nu-latn` : 'en-IN';
+
+const formatter = (timeZone: string, withTime: boolean, locale: string): Intl.DateTimeFormat => {
+  const key = `${timeZone}|${withTime}|${locale}`;
   let found = formatters.get(key);
   if (!found) {
-    found = new Intl.DateTimeFormat('en-IN', {
+    found = new Intl.DateTimeFormat(locale, {
       day: 'numeric',
       month: 'short',
       year: 'numeric',
@@ -39,13 +46,20 @@ const toDate = (value: Date | string | number): Date | null => {
   return Number.isNaN(date.getTime()) ? null : date;
 };
 
-/** '25 Nov 2026, 12:58 am IST'; '' for a missing or unreadable time. */
-export function formatDateTime(value: Date | string | number | null | undefined, timeZone?: string | null): string {
+/**
+ * '25 Nov 2026, 12:58 am IST'; '' for a missing or unreadable time. `language`: a recipient's language (issue 22), its
+ * month names and order; English when absent.
+ */
+export function formatDateTime(
+  value: Date | string | number | null | undefined,
+  timeZone?: string | null,
+  language?: string | null,
+): string {
   if (value === null || value === undefined || value === '') return '';
   const date = toDate(value);
   if (!date) return '';
   const zone = timeZone && isTimeZone(timeZone) ? timeZone : DEFAULT_TIME_ZONE;
-  return formatter(zone, true).format(date);
+  return formatter(zone, true, localeOf(language)).format(date);
 }
 
 /** '25 Nov 2026' in the organisation's time zone; '' for a missing or unreadable time. */
@@ -54,5 +68,5 @@ export function formatDate(value: Date | string | number | null | undefined, tim
   const date = toDate(value);
   if (!date) return '';
   const zone = timeZone && isTimeZone(timeZone) ? timeZone : DEFAULT_TIME_ZONE;
-  return formatter(zone, false).format(date);
+  return formatter(zone, false, 'en-IN').format(date);
 }

@@ -18,3 +18,4 @@ export * from './administration';
 export * from './languages';
 export * from './schemas';
 export * from './reliability';
+export * from './i18n';

@@ -4,6 +4,7 @@
  * (or `?token=`).
  */
 import type { FilledField } from './fields';
+import { RECIPIENT_LANGUAGES, type RecipientLanguage } from './languages';
 import type { PartyStatus, RequestStatus, SigningMethodCode } from './status';
 
 export const RecipientMessages = {
@@ -30,6 +31,8 @@ export const RecipientMessages = {
   otpTooManyAttempts: 'Too many wrong OTPs. Please request a new OTP.',
   otpFormat: 'The OTP is 6 digits.',
   otpNotNeeded: 'No OTP is needed for this document.',
+  // The signing page's language sent with sendotp (issue 22): the SMS and e-mail of the code are in it.
+  languageInvalid: `lang must be one of ${RECIPIENT_LANGUAGES.join(', ')}.`,
   detailsInvalid: 'The signer details are not valid: {reason}.',
   usbTokenPassword: 'Enter the USB token password.',
   sendEmailInvalid: 'send_email must be true or false.',
@@ -254,6 +257,11 @@ export interface SigningRequest {
   otp: PendingOtp | null;
   /** The identity checks this party has passed (the server's record): a reload asks only for the rest. */
   checks: { location: boolean; face: boolean; liveness: boolean };
+  /**
+   * The language the sender set for this recipient (issue 22), null when none: the page opens in it unless the
+   * recipient chose another on the page.
+   */
+  language: RecipientLanguage | null;
 }
 
 /** A box of the signer on the document: the pages as runs ('1-3,7') and the box in PDF user space (y upward). */

@@ -3,7 +3,7 @@
  * specification's style. The console, the CLI and the API all import these.
  */
 import type { FieldDefinition, FieldState } from './fields';
-import type { RecipientLanguage } from './languages';
+import { RECIPIENT_LANGUAGES, type RecipientLanguage } from './languages';
 import type { PartyStatus, RequestStatus, SignatureType, SigningMethodCode } from './status';
 
 export const RequestMessages = {
@@ -34,6 +34,8 @@ export const RequestMessages = {
   clientReferenceInvalid: 'clientReference (or the Idempotency-Key header) must be 1 to 100 characters.',
   formFieldValuesInvalid: 'formFieldValues must be a JSON object.',
   templateAnnotationNotJson: 'template_annotation must be JSON.',
+  // The recipient's language (issue 22): a code of RECIPIENT_LANGUAGES, or none (English).
+  languageInvalid: `The recipient's language must be one of ${RECIPIENT_LANGUAGES.join(', ')}.`,
 } as const;
 
 /** A recipient as the console sends it in the `data` field of /v1/upload. */
@@ -188,6 +190,8 @@ export interface DraftReference {
   drag_coord: unknown;
   /** The signer's fields beyond the signature box (issue 21); [] when none. */
   fields?: FieldDefinition[];
+  /** The recipient's language as the sender set it (issue 22); null when not set (English). */
+  language?: RecipientLanguage | null;
   'total-pages': number;
   pdfheight: number;
 }

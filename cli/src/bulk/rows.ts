@@ -17,9 +17,12 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors';
 import { fieldsForRecipients, prefillOf, type PlacedField, type SpecField } from '../core/fields';
-import { recipientProblem } from '../core/recipients';
+import { languageOf, recipientProblem } from '../core/recipients';
 
-/** The recipient columns: name1,email1,phone1,type1 … name6,email6,phone6,type6 (a 7th filled is refused). */
+/**
+ * The recipient columns: name1,email1,phone1,type1 … name6,email6,phone6,type6 (a 7th filled is refused), and an
+ * optional language1 … language6 (issue 22: the recipient's e-mails, SMS and signing page; empty is English).
+ */
 const RECIPIENT_FIELDS = ['name', 'email', 'phone', 'type'] as const;
 const MAX_REFERENCE = 100;
 /** `copy` in a type column: the recipient receives a copy (an observer). */
@@ -188,7 +191,16 @@ function recipientsOf(get: (column: string) => string, header: string[]): Recipi
     const signatureType = observer ? null : signatureTypeOf(type);
     if (!observer && !signatureType)
       throw problem(Messages.selectSignatureType, `${type}: one of ${SIGNATURE_TYPES.join(', ')} or copy`);
-    recipients.push({ name: name.replace(/\s+/g, ' '), email, phoneNumber, observer, signature_type: signatureType });
+    const language = languageOf(get(`language${n}`));
+    if ('problem' in language) throw problem(language.problem, get(`language${n}`));
+    recipients.push({
+      name: name.replace(/\s+/g, ' '),
+      email,
+      phoneNumber,
+      observer,
+      signature_type: signatureType,
+      ...language,
+    });
   }
   if (recipients.length === 0) throw new Error(RequestMessages.noRecipients);
   if (!recipients.some((r) => !r.observer)) throw new Error(RequestMessages.noSigner);

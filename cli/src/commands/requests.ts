@@ -128,10 +128,10 @@ export function registerRequests(program: Command): void {
     .argument('[file]', 'the PDF to send (not with --template)')
     .option(
       '--signer <spec>',
-      'a signer: "Name,email,phone,type" (type Aadhaar|DSC|e-Signature|All|Dual); repeat',
+      'a signer: "Name,email,phone,type[,language]" (type Aadhaar|DSC|e-Signature|All|Dual; language en|hi|bn|mr|ta|te|gu|kn); repeat',
       collect,
     )
-    .option('--copy <spec>', 'a copy receiver: "Name,email,phone"; repeat', collect)
+    .option('--copy <spec>', 'a copy receiver: "Name,email,phone[,language]"; repeat', collect)
     .option('--sequential', 'signers sign one after another, in the order given (default: in parallel)')
     .option('--otp', 'signers confirm an OTP before an e-signature (the default)')
     .option('--no-otp', 'no OTP')
@@ -258,6 +258,7 @@ export function registerRequests(program: Command): void {
           signed_at: p.signed_at ?? null,
           rejected_at: p.rejected_at ?? null,
           remark: p.remark ?? null,
+          language: p.language ?? null,
           sign_url: p.sign_url,
         }));
         const data = {

@@ -4,7 +4,9 @@ import {
   RequestMessages,
   SIGNATURE_TYPES,
   checkInput,
+  recipientLanguageOf,
   recipientSchema,
+  type RecipientLanguage,
   type SignatureType,
 } from '@esign/contract';
 import { CliError, ExitCode } from './errors';
@@ -16,6 +18,15 @@ export interface RecipientSpec {
   phoneNumber: string;
   observer: boolean;
   signature_type?: SignatureType;
+  /** The recipient's language (issue 22): their e-mails, SMS and signing page; absent is English. */
+  language?: RecipientLanguage;
+}
+
+/** A recipient's language as given (a code of RECIPIENT_LANGUAGES, any case; '' none), or the API's message. */
+export function languageOf(value: string): { language?: RecipientLanguage } | { problem: string } {
+  const language = recipientLanguageOf(value);
+  if (language === undefined) return { problem: RequestMessages.languageInvalid };
+  return language ? { language } : {};
 }
 
 /**
@@ -39,8 +50,8 @@ const usage = (message: string, index?: number): never => {
 };
 
 /**
- * --signer "Name,email,phone,type" and --copy "Name,email,phone", checked with the API's own rules and texts
- * (api/src/modules/requests/recipients.ts): signers first, in the order given, then the copies.
+ * --signer "Name,email,phone,type[,language]" and --copy "Name,email,phone[,language]", checked with the API's own
+ * rules and texts (api/src/modules/requests/recipients.ts): signers first, in the order given, then the copies.
  */
 export function parseRecipients(signers: string[], copies: string[]): RecipientSpec[] {
   const specs = [...signers.map((s) => ({ s, observer: false })), ...copies.map((s) => ({ s, observer: true }))];
@@ -49,21 +60,24 @@ export function parseRecipients(signers: string[], copies: string[]): RecipientS
   const list = specs.map(({ s, observer }, i): RecipientSpec => {
     const parts = s.split(',').map((p) => p.trim());
     const want = observer ? 3 : 4;
-    if (parts.length !== want)
+    if (parts.length !== want && parts.length !== want + 1)
       usage(
         observer
-          ? `--copy takes "Name,email,phone" (got "${s}").`
-          : `--signer takes "Name,email,phone,type" with type ${SIGNATURE_TYPES.join('|')} (got "${s}").`,
+          ? `--copy takes "Name,email,phone[,language]" (got "${s}").`
+          : `--signer takes "Name,email,phone,type[,language]" with type ${SIGNATURE_TYPES.join('|')} (got "${s}").`,
         i,
       );
-    const [name, email, phone, type] = parts;
+    const [name, email, phone] = parts;
+    const type = observer ? '' : parts[3];
     if (!name) usage(RequestMessages.nameRequired, i);
     const refused = recipientProblem({ name, email, phone });
     if (refused) usage(refused.message, i);
-    if (observer) return { name, email, phoneNumber: phone, observer };
+    const language = languageOf(parts[want] ?? '');
+    if ('problem' in language) return usage(language.problem, i);
+    if (observer) return { name, email, phoneNumber: phone, observer, ...language };
     const signatureType = SIGNATURE_TYPES.find((t) => t.toLowerCase() === (type ?? '').toLowerCase());
     if (!signatureType) usage(`${Messages.selectSignatureType} (${SIGNATURE_TYPES.join('|')})`, i);
-    return { name, email, phoneNumber: phone, observer, signature_type: signatureType };
+    return { name, email, phoneNumber: phone, observer, signature_type: signatureType, ...language };
   });
   if (!list.some((r) => !r.observer)) usage(RequestMessages.noSigner);
   return list;

@@ -1,13 +1,13 @@
-import { Messages, RecipientMessages, SignerTexts } from '@esign/contract';
+import { RecipientMessages } from '@esign/contract';
 import type { SigningRequest } from '@esign/contract';
 import { Suspense, useRef, useState } from 'react';
 import type Webcam from 'react-webcam';
 import { ApiError, signerFetch } from '../api';
 import { Button } from '../components';
+import { useI18n } from '../i18n';
 import { loadFaceEngine, loadImage } from '../face/engine';
 import { usePreviewFaces, useFaceEngine } from '../face/useFaceEngine';
 import { LazyWebcam } from './media';
-import { DialogTexts } from './texts';
 
 /**
  * live: the preview; processing: checked, then sent; ok: the server took it; none: no face (the browser's or the
@@ -61,6 +61,7 @@ export const FaceCapture = ({
   result: FaceResult;
   onResult: (result: FaceResult) => void;
 }) => {
+  const { t, known } = useI18n();
   const camera = useRef<Webcam>(null);
   const [ready, setReady] = useState(false);
   const [cameraError, setCameraError] = useState(false);
@@ -100,27 +101,29 @@ export const FaceCapture = ({
 
   const problem =
     status === 'none'
-      ? SignerTexts.noFace
+      ? t('page.noFace')
       : status === 'refused'
-        ? (result.message ?? SignerTexts.noFace)
+        ? result.message
+          ? known(result.message)
+          : t('page.noFace')
         : status === 'error'
-          ? SignerTexts.faceError
+          ? t('page.faceError')
           : cameraError && !image
-            ? Messages.cameraDenied
+            ? t('messages.cameraDenied')
             : null;
   const hint =
     inView === null || image
       ? null
       : inView === 0
-        ? DialogTexts.noFaceInView
+        ? t('page.noFaceInView')
         : inView === 1
-          ? DialogTexts.faceInView
-          : DialogTexts.manyFacesInView;
+          ? t('page.faceInView')
+          : t('page.manyFacesInView');
   return (
     <div className="capture">
       <div className="camera">
         {image ? (
-          <img className="camera-view" src={image} alt={DialogTexts.faceImage} />
+          <img className="camera-view" src={image} alt={t('page.faceImage')} />
         ) : (
           <Suspense fallback={<div className="camera-view" aria-busy="true" />}>
             <LazyWebcam
@@ -153,14 +156,14 @@ export const FaceCapture = ({
         {status === 'processing' && (
           <div className="camera-overlay" role="status">
             <span className="spinner spinner-light" aria-hidden="true" />
-            <span>{SignerTexts.faceProcessing}</span>
+            <span>{t('page.faceProcessing')}</span>
           </div>
         )}
       </div>
       <div className="capture-message">
         {status === 'ok' && (
           <p role="status" className="success-text">
-            {SignerTexts.faceCaptured}
+            {t('page.faceCaptured')}
           </p>
         )}
         {problem && (
@@ -172,11 +175,11 @@ export const FaceCapture = ({
       <div className="capture-buttons">
         {image ? (
           <Button variant="outline" onClick={recapture} disabled={status === 'processing'}>
-            {SignerTexts.recapture}
+            {t('page.recapture')}
           </Button>
         ) : (
           <Button onClick={() => void capture()} disabled={!ready}>
-            {SignerTexts.capture}
+            {t('page.capture')}
           </Button>
         )}
       </div>

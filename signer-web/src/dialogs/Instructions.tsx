@@ -1,8 +1,9 @@
-import { Messages, SignerTexts } from '@esign/contract';
+import { Messages } from '@esign/contract';
 import type { LivenessResponse, SigningRequest } from '@esign/contract';
 import { useEffect, useRef, useState } from 'react';
 import { ApiError, serverMessage, signerFetch } from '../api';
 import { Button, Dialog } from '../components';
+import { useI18n } from '../i18n';
 import { loadFaceEngine } from '../face/engine';
 import { FaceCapture } from './FaceCapture';
 import type { FaceResult } from './FaceCapture';
@@ -12,7 +13,6 @@ import { blobToDataUrl } from './media';
 import type { CheckNeeds } from './checks';
 import { PermissionChecks } from './PermissionChecks';
 import type { Checks } from './PermissionChecks';
-import { DialogTexts } from './texts';
 
 export interface InstructionsProps {
   open: boolean;
@@ -42,6 +42,7 @@ type LivenessAnswer = Partial<Omit<LivenessResponse, 'code' | 'data'>> & {
 export const Instructions = (props: InstructionsProps) => (props.open ? <InstructionsBody {...props} /> : null);
 
 const InstructionsBody = ({ request, needs: asked, onDone, onBack, onBlocked }: InstructionsProps) => {
+  const { t, known } = useI18n();
   const [needs] = useState(() => ({ ...asked, camera: asked.face || asked.liveness }));
   const steps: Step[] = [];
   if (needs.location || needs.camera) steps.push('checks');
@@ -129,8 +130,7 @@ const InstructionsBody = ({ request, needs: asked, onDone, onBack, onBlocked }: 
     else done();
   };
 
-  const title =
-    step === 'checks' ? DialogTexts.checksTitle : step === 'face' ? DialogTexts.faceTitle : DialogTexts.livenessTitle;
+  const title = t(step === 'checks' ? 'page.checksTitle' : step === 'face' ? 'page.faceTitle' : 'page.livenessTitle');
 
   return (
     <Dialog
@@ -144,10 +144,10 @@ const InstructionsBody = ({ request, needs: asked, onDone, onBack, onBlocked }: 
             onClick={() => (index ? setIndex(index - 1) : back())}
             disabled={analysing || face.status === 'processing'}
           >
-            {SignerTexts.instructionsBack}
+            {t('page.instructionsBack')}
           </Button>
           <Button onClick={next} disabled={!passed}>
-            {last ? SignerTexts.proceedToEsign : SignerTexts.instructionsNext}
+            {last ? t('page.proceedToEsign') : t('page.instructionsNext')}
           </Button>
         </>
       }
@@ -169,13 +169,13 @@ const InstructionsBody = ({ request, needs: asked, onDone, onBack, onBlocked }: 
           {analysing && (
             <div className="analysing" role="status">
               <span className="spinner" aria-hidden="true" />
-              <strong>{SignerTexts.processingVideo}</strong>
-              <span>{SignerTexts.analysingVideo}</span>
+              <strong>{t('page.processingVideo')}</strong>
+              <span>{t('page.analysingVideo')}</span>
             </div>
           )}
           {unverified && (
             <p role="alert" className="error-text">
-              {unverified}
+              {known(unverified)}
             </p>
           )}
         </>

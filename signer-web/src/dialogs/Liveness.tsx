@@ -1,11 +1,11 @@
-import { Limits, Messages, SignerTexts, scoreBlinks } from '@esign/contract';
-import type { FrameReading } from '@esign/contract';
+import { Limits, scoreBlinks } from '@esign/contract';
+import type { FrameReading, TextKey } from '@esign/contract';
 import { Suspense, useEffect, useRef, useState } from 'react';
 import type Webcam from 'react-webcam';
 import { Button } from '../components';
+import { useI18n } from '../i18n';
 import { usePreviewFaces, useFaceEngine } from '../face/useFaceEngine';
 import { LazyWebcam, recorderType } from './media';
-import { DialogTexts } from './texts';
 
 const VIDEO: MediaTrackConstraints = { facingMode: 'user', width: { ideal: 640 }, height: { ideal: 480 } };
 
@@ -41,6 +41,7 @@ export const Liveness = ({
   busy: boolean;
   onVideo: (video: Blob | null) => void;
 }) => {
+  const { t } = useI18n();
   const camera = useRef<Webcam>(null);
   const stream = useRef<MediaStream | null>(null);
   const recording = useRef<Recording | null>(null);
@@ -140,22 +141,22 @@ export const Liveness = ({
 
   // Before recording: the prompt (or that no face is in view); while recording: a blink once one is seen; after it:
   // whether one was seen. Nothing when the models are not there (the server still analyses the video).
-  const hint = isRecording
+  const hint: TextKey | null = isRecording
     ? seen?.blinks
-      ? DialogTexts.blinkDetected
+      ? 'page.blinkDetected'
       : seen?.faces === 0
-        ? DialogTexts.noFaceInView
-        : DialogTexts.blinkPrompt
+        ? 'page.noFaceInView'
+        : 'page.blinkPrompt'
     : video
       ? seen
         ? seen.blinks
-          ? DialogTexts.blinkDetected
-          : DialogTexts.noBlinkSeen
+          ? 'page.blinkDetected'
+          : 'page.noBlinkSeen'
         : null
       : inView === 0
-        ? DialogTexts.noFaceInView
-        : DialogTexts.blinkPrompt;
-  const tone = hint === DialogTexts.blinkDetected ? 'ok' : hint === DialogTexts.blinkPrompt ? 'info' : 'warn';
+        ? 'page.noFaceInView'
+        : 'page.blinkPrompt';
+  const tone = hint === 'page.blinkDetected' ? 'ok' : hint === 'page.blinkPrompt' ? 'info' : 'warn';
   return (
     <div className="capture">
       <div className="camera">
@@ -187,12 +188,12 @@ export const Liveness = ({
           aria-live="polite"
           hidden={!hint || failed}
         >
-          {hint}
+          {hint && t(hint)}
         </p>
       </div>
       {failed && (
         <p role="alert" className="error-text">
-          {Messages.cameraDenied}
+          {t('messages.cameraDenied')}
         </p>
       )}
       <div className="capture-buttons">
@@ -201,7 +202,7 @@ export const Liveness = ({
           onClick={start}
           disabled={!ready || isRecording || busy || failed}
         >
-          {isRecording ? SignerTexts.recording : video ? SignerTexts.rerecord : SignerTexts.startRecording}
+          {isRecording ? t('page.recording') : video ? t('page.rerecord') : t('page.startRecording')}
         </Button>
       </div>
     </div>

@@ -1,11 +1,11 @@
-import { Limits, Messages, SignerTexts, checkInput, signerOtpSchema } from '@esign/contract';
+import { Limits, Messages, checkInput, signerOtpSchema } from '@esign/contract';
 import type { SendOtpResponse, VerifyOtpResponse } from '@esign/contract';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
-import { ApiError, fill, keepSignerSession, serverMessage, signerFetch } from '../api';
+import { ApiError, keepSignerSession, serverMessage, signerFetch } from '../api';
 import { Button, Dialog, useToast } from '../components';
+import { useI18n } from '../i18n';
 import { useStableCallback } from './hooks';
-import { DialogTexts } from './texts';
 
 export type OtpFlow = 'initial' | 'esignature';
 
@@ -45,6 +45,7 @@ export const OtpDialog = (props: OtpDialogProps) => (props.open ? <OtpBody {...p
 
 const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier, onSent }: OtpDialogProps) => {
   const toast = useToast();
+  const { t, known, language } = useI18n();
   const [userId, setUserId] = useState<string | null>(null);
   const [otp, setOtp] = useState('');
   const [busy, setBusy] = useState(false);
@@ -91,7 +92,7 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
     else if (error instanceof ApiError && error.status === 429) toast(statusMessage(error), 'error');
     else
       toast(
-        flow === 'esignature' ? Messages.otpErrorEsignature : serverMessage(error, Messages.otpErrorEsignature),
+        flow === 'esignature' ? t('messages.otpErrorEsignature') : serverMessage(error, Messages.otpErrorEsignature),
         'error',
       );
   };
@@ -100,7 +101,8 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
     setBusy(true);
     try {
       const path = [orgId, refId, order].map((part) => encodeURIComponent(String(part))).join('/');
-      const sent = await signerFetch<SendOtpResponse>(`/v1/sendotp/${path}`);
+      // The SMS and the e-mail say the code in the page's language (issue 22).
+      const sent = await signerFetch<SendOtpResponse>(`/v1/sendotp/${path}?lang=${language}`);
       const next = { userId: sent.userId, resendAt: Date.now() + sent.resend_after * 1000 };
       setUserId(next.userId);
       setOtp('');
@@ -108,7 +110,7 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
       setResendAt(next.resendAt);
       setNow(Date.now());
       onSent?.(next);
-      toast(resend ? Messages.otpResent : Messages.otpSent, 'success');
+      toast(resend ? t('messages.otpResent') : t('messages.otpSent'), 'success');
     } catch (error) {
       fail(error);
     } finally {
@@ -139,16 +141,17 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
   };
 
   const steps = [
-    ['request', SignerTexts.otpRequestStep],
-    ['verify', SignerTexts.otpVerifyStep],
+    ['request', t('page.otpRequestStep')],
+    ['verify', t('page.otpVerifyStep')],
   ] as const;
-  const wrong = outcome === 'expired' ? Messages.otpExpired : outcome === 'invalid' ? Messages.otpInvalid : null;
+  const wrong =
+    outcome === 'expired' ? t('messages.otpExpired') : outcome === 'invalid' ? t('messages.otpInvalid') : null;
 
   const actions =
     step === 'request' ? (
       <>
         <Button variant="outline" onClick={close}>
-          {SignerTexts.close}
+          {t('page.close')}
         </Button>
         {earlier && (
           <Button
@@ -160,7 +163,7 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
             }}
             disabled={busy}
           >
-            {SignerTexts.otpHaveCode}
+            {t('page.otpHaveCode')}
           </Button>
         )}
         <Button
@@ -170,7 +173,7 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
           }}
           disabled={busy}
         >
-          {SignerTexts.getOtp}
+          {t('page.getOtp')}
         </Button>
       </>
     ) : (
@@ -183,22 +186,22 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
           }}
           disabled={busy || done || wait > 0}
         >
-          {SignerTexts.resendOtp}
-          {wait > 0 && <span aria-hidden="true">{` ${fill(DialogTexts.countdown, { seconds: wait })}`}</span>}
+          {t('page.resendOtp')}
+          {wait > 0 && <span aria-hidden="true">{` ${t('page.countdown', { seconds: wait })}`}</span>}
         </Button>
         <Button variant="outline" onClick={close} disabled={done}>
-          {SignerTexts.close}
+          {t('page.close')}
         </Button>
         <Button type="submit" form={formId} disabled={busy || done || !complete}>
-          {SignerTexts.verify}
+          {t('page.verify')}
         </Button>
       </>
     );
 
   return (
     <>
-      <Dialog open title={DialogTexts.otpTitle} onClose={close} actions={actions}>
-        <ol className="otp-steps" aria-label={DialogTexts.otpSteps}>
+      <Dialog open title={t('page.otpTitle')} onClose={close} actions={actions}>
+        <ol className="otp-steps" aria-label={t('page.otpSteps')}>
           {steps.map(([key, label], index) => (
             <li
               key={key}
@@ -222,8 +225,8 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
                 setOtp(event.target.value.replace(/\D/g, '').slice(0, Limits.otpLength));
                 setOutcome(null);
               }}
-              placeholder={SignerTexts.otpPlaceholder}
-              aria-label={SignerTexts.otpPlaceholder}
+              placeholder={t('page.otpPlaceholder')}
+              aria-label={t('page.otpPlaceholder')}
               aria-invalid={wrong ? true : undefined}
               aria-describedby={messageId}
               inputMode="numeric"
@@ -239,8 +242,8 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
               )}
               {done && (
                 <div role="status" className="otp-verified">
-                  <strong>{Messages.otpVerified}</strong>
-                  <span>{Messages.redirectingToEsign}</span>
+                  <strong>{t('messages.otpVerified')}</strong>
+                  <span>{t('messages.redirectingToEsign')}</span>
                 </div>
               )}
             </div>
@@ -250,10 +253,10 @@ const OtpBody = ({ orgId, refId, order, flow, onVerified, onClose, sent: earlier
       <Dialog
         open={popup !== null}
         onClose={closePopup}
-        actions={<Button onClick={closePopup}>{SignerTexts.close}</Button>}
+        actions={<Button onClick={closePopup}>{t('page.close')}</Button>}
       >
         <p role="alert" className="otp-popup">
-          {popup}
+          {popup === null ? null : known(popup)}
         </p>
       </Dialog>
     </>

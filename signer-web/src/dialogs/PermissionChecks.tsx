@@ -1,13 +1,13 @@
-import { Messages, RecipientMessages, SignerTexts } from '@esign/contract';
+import { Messages, RecipientMessages } from '@esign/contract';
 import type { LocationResponse } from '@esign/contract';
 import { useEffect } from 'react';
 import type { Dispatch, SetStateAction } from 'react';
 import { fill, serverMessage, signerFetch } from '../api';
+import { useI18n } from '../i18n';
 import { useStableCallback } from './hooks';
 import { stopStream } from './media';
-import { DialogTexts } from './texts';
 
-/** A permission check: not needed, running, passed, or refused with the text to show. */
+/** A permission check: not needed, running, passed, or refused with the text to show ('': the generic one). */
 export type CheckState = 'skip' | 'pending' | 'ok' | { error: string };
 export interface Checks {
   location: CheckState;
@@ -36,7 +36,7 @@ async function checkLocation(orgId: string): Promise<CheckState | { blocked: str
     if (decided.allow_signing_from_india) return 'ok';
     return { blocked: decided.remark ?? fill(RecipientMessages.locationBlocked, { country: decided.country ?? '' }) };
   } catch (error) {
-    return { error: serverMessage(error, SignerTexts.faceError) };
+    return { error: serverMessage(error, '') };
   }
 }
 
@@ -63,6 +63,7 @@ export const PermissionChecks = ({
   onChecks: Dispatch<SetStateAction<Checks>>;
   onBlocked: (remark: string) => void;
 }) => {
+  const { t } = useI18n();
   const blocked = useStableCallback(onBlocked);
   const pending = { location: checks.location === 'pending', camera: checks.camera === 'pending' };
 
@@ -93,13 +94,14 @@ export const PermissionChecks = ({
 
   return (
     <ul className="checks" aria-live="polite">
-      {checks.location !== 'skip' && <CheckLine label={SignerTexts.checkingLocation} state={checks.location} />}
-      {checks.camera !== 'skip' && <CheckLine label={SignerTexts.checkingCamera} state={checks.camera} />}
+      {checks.location !== 'skip' && <CheckLine label={t('page.checkingLocation')} state={checks.location} />}
+      {checks.camera !== 'skip' && <CheckLine label={t('page.checkingCamera')} state={checks.camera} />}
     </ul>
   );
 };
 
 const CheckLine = ({ label, state }: { label: string; state: CheckState }) => {
+  const { t, known } = useI18n();
   const kind = state === 'ok' ? 'ok' : state === 'pending' ? 'pending' : 'error';
   return (
     <li className={`check-line check-line-${kind}`}>
@@ -108,10 +110,10 @@ const CheckLine = ({ label, state }: { label: string; state: CheckState }) => {
       </span>
       <span className="check-line-text">
         {label}
-        {kind === 'ok' && <strong className="check-line-allowed"> {DialogTexts.allowed}</strong>}
+        {kind === 'ok' && <strong className="check-line-allowed"> {t('page.allowed')}</strong>}
         {typeof state === 'object' && (
           <span role="alert" className="error-text check-line-error">
-            {state.error}
+            {state.error ? known(state.error) : t('page.faceError')}
           </span>
         )}
       </span>

@@ -1,12 +1,12 @@
-import { Limits, Messages, SignerTexts } from '@esign/contract';
-import type { SignatureStyle } from '@esign/contract';
+import { Limits } from '@esign/contract';
+import type { SignatureStyle, TextKey } from '@esign/contract';
 import { Suspense, useEffect, useId, useRef, useState } from 'react';
 import type { KeyboardEvent } from 'react';
 import type ReactSignatureCanvas from 'react-signature-canvas';
 import { Button, Dialog } from '../components';
+import { useI18n } from '../i18n';
 import { useStableCallback } from './hooks';
 import { lazyDefault, trimmedPng } from './media';
-import { DialogTexts } from './texts';
 import { UploadTab, checkSignatureFile } from './UploadTab';
 
 /** What the pad hands to onSubmit: the drawing (PNG data URL), the typed name's style, or the chosen image. */
@@ -26,20 +26,21 @@ export interface SignaturePadProps {
 const SignatureCanvas = lazyDefault<typeof ReactSignatureCanvas>(() => import('react-signature-canvas'));
 
 type Tab = 'draw' | 'type' | 'upload';
-const TABS: Array<[Tab, string]> = [
-  ['draw', SignerTexts.padDraw],
-  ['type', SignerTexts.padType],
-  ['upload', SignerTexts.padUpload],
+const TABS: Array<[Tab, TextKey]> = [
+  ['draw', 'page.padDraw'],
+  ['type', 'page.padType'],
+  ['upload', 'page.padUpload'],
 ];
-const STYLES: Array<[SignatureStyle, string]> = [
-  ['normal', SignerTexts.padNormal],
-  ['italic', SignerTexts.padItalic],
+const STYLES: Array<[SignatureStyle, TextKey]> = [
+  ['normal', 'page.padNormal'],
+  ['italic', 'page.padItalic'],
 ];
 
 /** 'Add your signature' (spec section 4): draw, type the name (normal or italic) or upload an image. */
 export const SignaturePad = (props: SignaturePadProps) => (props.open ? <PadBody {...props} /> : null);
 
 const PadBody = ({ name, onSubmit, onExit }: SignaturePadProps) => {
+  const { t } = useI18n();
   const [tab, setTab] = useState<Tab>('draw');
   const [drawn, setDrawn] = useState(false);
   const [style, setStyle] = useState<SignatureStyle>('normal');
@@ -111,10 +112,10 @@ const PadBody = ({ name, onSubmit, onExit }: SignaturePadProps) => {
 
   const submit = async () => {
     const chosen = signature();
-    if (!chosen) return setError(Messages.emptySignaturePad);
+    if (!chosen) return setError(t('messages.emptySignaturePad'));
     if (chosen.kind === 'uploaded') {
       const invalid = checkSignatureFile(chosen.file);
-      if (invalid) return setError(invalid);
+      if (invalid) return setError(t(invalid));
     }
     setError(null);
     setBusy(true);
@@ -139,23 +140,23 @@ const PadBody = ({ name, onSubmit, onExit }: SignaturePadProps) => {
     <Dialog
       open
       wide
-      title={SignerTexts.padTitle}
+      title={t('page.padTitle')}
       onClose={exit}
       actions={
         <>
           <Button variant="outline" onClick={clear} disabled={busy}>
-            {SignerTexts.clear}
+            {t('page.clear')}
           </Button>
           <Button variant="text" onClick={exit} disabled={busy}>
-            {SignerTexts.exit}
+            {t('page.exit')}
           </Button>
           <Button onClick={() => void submit()} disabled={busy}>
-            {SignerTexts.submit}
+            {t('page.submit')}
           </Button>
         </>
       }
     >
-      <div className="pad-tabs" role="tablist" aria-label={DialogTexts.padKinds} onKeyDown={onTabKey}>
+      <div className="pad-tabs" role="tablist" aria-label={t('page.padKinds')} onKeyDown={onTabKey}>
         {TABS.map(([key, label]) => (
           <button
             key={key}
@@ -171,7 +172,7 @@ const PadBody = ({ name, onSubmit, onExit }: SignaturePadProps) => {
             className="pad-tab"
             onClick={() => choose(key)}
           >
-            {label}
+            {t(label)}
           </button>
         ))}
       </div>
@@ -191,7 +192,7 @@ const PadBody = ({ name, onSubmit, onExit }: SignaturePadProps) => {
             canvasProps={{
               className: 'pad-canvas',
               role: 'img',
-              'aria-label': DialogTexts.padCanvas,
+              'aria-label': t('page.padCanvas'),
             }}
           />
         </Suspense>
@@ -211,7 +212,7 @@ const PadBody = ({ name, onSubmit, onExit }: SignaturePadProps) => {
                   setError(null);
                 }}
               />
-              {label}
+              {t(label)}
             </label>
           ))}
         </div>
@@ -230,7 +231,7 @@ const PadBody = ({ name, onSubmit, onExit }: SignaturePadProps) => {
           disabled={busy}
           onFile={(chosen, problem) => {
             setFile(chosen);
-            setError(problem);
+            setError(problem && t(problem));
           }}
         />
       </div>

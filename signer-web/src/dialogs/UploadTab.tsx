@@ -1,14 +1,16 @@
-import { Limits, Messages, RecipientMessages, SignerTexts } from '@esign/contract';
+import { Limits } from '@esign/contract';
+import type { TextKey } from '@esign/contract';
 import { useEffect, useId, useRef, useState } from 'react';
+import { useI18n } from '../i18n';
 
 /** Spec section 5: png or jpeg with a single dot in the name (the server checks the same). */
 const IMAGE_NAME = /^[^.]+\.(png|jpe?g)$/i;
 const IMAGE_TYPES = ['image/png', 'image/jpeg'];
 
-/** Why a chosen signature image cannot be sent, or null when it can. */
-export const checkSignatureFile = (file: File): string | null => {
-  if (!IMAGE_NAME.test(file.name) || !IMAGE_TYPES.includes(file.type)) return Messages.invalidSignatureImage;
-  if (file.size > Limits.signatureImageMaxBytes) return RecipientMessages.signatureTooLarge;
+/** Why a chosen signature image cannot be sent (the text's key), or null when it can. */
+export const checkSignatureFile = (file: File): TextKey | null => {
+  if (!IMAGE_NAME.test(file.name) || !IMAGE_TYPES.includes(file.type)) return 'messages.invalidSignatureImage';
+  if (file.size > Limits.signatureImageMaxBytes) return 'server.signatureTooLarge';
   return null;
 };
 
@@ -20,9 +22,10 @@ export const UploadTab = ({
 }: {
   file: File | null;
   disabled: boolean;
-  /** The accepted file (or null) and why a chosen one was refused (or null). */
-  onFile: (file: File | null, problem: string | null) => void;
+  /** The accepted file (or null) and why a chosen one was refused (the text's key, or null). */
+  onFile: (file: File | null, problem: TextKey | null) => void;
 }) => {
+  const { t } = useI18n();
   const id = useId();
   const input = useRef<HTMLInputElement>(null);
   const [preview, setPreview] = useState<string | null>(null);
@@ -40,7 +43,7 @@ export const UploadTab = ({
 
   return (
     <div className="field pad-upload">
-      <label htmlFor={id}>{SignerTexts.padUpload}</label>
+      <label htmlFor={id}>{t('page.padUpload')}</label>
       <input
         ref={input}
         id={id}

@@ -1,14 +1,12 @@
-import { SignerTexts, SigningMethod, checkInput, usbTokenSchema } from '@esign/contract';
-import type { SigningMethodCode, SigningRequest } from '@esign/contract';
+import { SigningMethod, checkInput, usbTokenSchema } from '@esign/contract';
+import type { SigningMethodCode, SigningRequest, TextKey } from '@esign/contract';
 import { useState } from 'react';
 import { withScheme } from '../api';
 import { Button } from '../components';
+import { METHOD_NAMES, useI18n } from '../i18n';
 
-const LABELS: Record<SigningMethodCode, string> = {
-  [SigningMethod.Aadhaar]: SignerTexts.methodAadhaar,
-  [SigningMethod.DSC]: SignerTexts.methodDsc,
-  [SigningMethod.ESignature]: SignerTexts.methodESignature,
-};
+/** The DSC panel's four steps (spec section 2). */
+const DSC_STEPS: TextKey[] = ['page.dscStep1', 'page.dscStep2', 'page.dscStep3', 'page.dscStep4'];
 
 export interface MethodChoiceResult {
   method: SigningMethodCode;
@@ -38,6 +36,7 @@ const MethodChoice = ({
   /** Why signing cannot start yet (required fields left, issue 21): the choice is disabled and this is shown. */
   blocked?: string | null;
 }) => {
+  const { t } = useI18n();
   const options = request.signing_methods;
   const [method, setMethod] = useState<SigningMethodCode | null>(options.length === 1 ? options[0] : null);
   const [confirmed, setConfirmed] = useState(false);
@@ -47,7 +46,7 @@ const MethodChoice = ({
   return (
     <section className="method" aria-labelledby="method-title">
       <p className="accepted" data-testid="accepted">
-        {SignerTexts.accepted}
+        {t('page.accepted')}
       </p>
       {blocked && (
         <p className="notice method-blocked" role="status" data-testid="method-blocked">
@@ -55,7 +54,7 @@ const MethodChoice = ({
         </p>
       )}
       <fieldset className="methods" disabled={blocked !== null}>
-        <legend id="method-title">{SignerTexts.selectMethod}</legend>
+        <legend id="method-title">{t('page.selectMethod')}</legend>
         {options.map((code) => (
           <label key={code} className="check">
             <input
@@ -68,29 +67,29 @@ const MethodChoice = ({
                 setConfirmed(false);
               }}
             />
-            <span>{LABELS[code]}</span>
+            <span>{t(METHOD_NAMES[code])}</span>
           </label>
         ))}
       </fieldset>
 
       {method === SigningMethod.Aadhaar && (
         <div className="hint" data-testid="aadhaar-hint">
-          <p>{SignerTexts.aadhaarPhoneNote}</p>
-          <p>{SignerTexts.aadhaarHint}</p>
+          <p>{t('page.aadhaarPhoneNote')}</p>
+          <p>{t('page.aadhaarHint')}</p>
         </div>
       )}
 
       {method === SigningMethod.DSC && (
         <div className="hint" data-testid="dsc-panel">
           <ol className="dsc-steps">
-            {SignerTexts.dscSteps.map((step, i) => (
+            {DSC_STEPS.map((step, i) => (
               <li key={step}>
-                {step}
+                {t(step)}
                 {i === 0 && request.dsc_download_url && (
                   <>
                     {' '}
                     <a href={withScheme(request.dsc_download_url)} target="_blank" rel="noopener noreferrer">
-                      {SignerTexts.dscDownload}
+                      {t('page.dscDownload')}
                     </a>
                   </>
                 )}
@@ -103,7 +102,7 @@ const MethodChoice = ({
                       rel="noopener noreferrer"
                       data-testid="dsc-tutorial"
                     >
-                      {SignerTexts.dscTutorial}
+                      {t('page.dscTutorial')}
                     </a>
                   </>
                 )}
@@ -114,14 +113,14 @@ const MethodChoice = ({
             <input
               className="input"
               type={showPassword ? 'text' : 'password'}
-              placeholder={SignerTexts.dscPasswordPlaceholder}
-              aria-label={SignerTexts.dscPasswordPlaceholder}
+              placeholder={t('page.dscPasswordPlaceholder')}
+              aria-label={t('page.dscPasswordPlaceholder')}
               autoComplete="off"
               value={password}
               onChange={(e) => setPassword(e.target.value)}
             />
             <Button variant="text" onClick={() => setShowPassword(!showPassword)} aria-pressed={showPassword}>
-              {showPassword ? SignerTexts.hidePassword : SignerTexts.showPassword}
+              {showPassword ? t('page.hidePassword') : t('page.showPassword')}
             </Button>
           </div>
         </div>
@@ -134,14 +133,14 @@ const MethodChoice = ({
           disabled={blocked !== null}
           onChange={(e) => setConfirmed(e.target.checked)}
         />
-        <span>{SignerTexts.confirmDetails}</span>
+        <span>{t('page.confirmDetails')}</span>
       </label>
 
       <Button
         disabled={busy || blocked !== null || !canProceed(method, confirmed, password)}
         onClick={() => method !== null && onProceed({ method, password })}
       >
-        {SignerTexts.proceed}
+        {t('page.proceed')}
       </Button>
     </section>
   );

@@ -1,10 +1,10 @@
-import { SignerTexts, pagesOfRuns } from '@esign/contract';
+import { pagesOfRuns } from '@esign/contract';
 import type { SignerBox } from '@esign/contract';
 import type { PDFDocumentProxy, PageViewport, RenderTask } from 'pdfjs-dist';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
-import { fill } from '../api';
 import { Button, PleaseWait } from '../components';
+import { useI18n } from '../i18n';
 import { openPdf } from './pdf';
 
 /** A box on screen: CSS pixels from the page's top-left corner. */
@@ -52,6 +52,7 @@ export interface ViewerProps {
  * is shown.
  */
 const Viewer = ({ url, boxes, focus = 0, overlay, turnTo }: ViewerProps) => {
+  const { t } = useI18n();
   const [doc, setDoc] = useState<PDFDocumentProxy | null>(null);
   const [failed, setFailed] = useState(false);
   const [page, setPage] = useState(1);
@@ -160,20 +161,20 @@ const Viewer = ({ url, boxes, focus = 0, overlay, turnTo }: ViewerProps) => {
   const onThisPage = shown ? placed.filter(({ pages }) => pages.has(page)).map(({ box }) => onScreen(shown, box)) : [];
 
   return (
-    <section className="viewer" aria-label="Document">
+    <section className="viewer" aria-label={t('page.documentLabel')}>
       <div className="viewer-bar">
         <Button
           variant="outline"
-          aria-label={SignerTexts.previous}
+          aria-label={t('page.previous')}
           disabled={page <= 1}
           onClick={() => setPage(page - 1)}
         >
           ‹
         </Button>
-        <span data-testid="page-of-total">{total ? fill(SignerTexts.pageOfTotal, { page, total }) : ''}</span>
+        <span data-testid="page-of-total">{total ? t('page.pageOfTotal', { page, total }) : ''}</span>
         <Button
           variant="outline"
-          aria-label={SignerTexts.next}
+          aria-label={t('page.next')}
           disabled={!total || page >= total}
           onClick={() => setPage(page + 1)}
         >
@@ -183,8 +184,11 @@ const Viewer = ({ url, boxes, focus = 0, overlay, turnTo }: ViewerProps) => {
       <div ref={frame} className="viewer-frame">
         {failed ? null : !doc ? <PleaseWait /> : null}
         <div className="viewer-page">
+          {/* The drawn page's text alternative; its words are in the document the trouble link opens. */}
           <canvas
             ref={canvas}
+            role="img"
+            aria-label={total ? t('page.pageImage', { page, total }) : undefined}
             data-testid="pdf-canvas"
             data-rendered={rendered !== null ? 'true' : 'false'}
             data-rendered-at={rendered ?? undefined}
@@ -197,7 +201,7 @@ const Viewer = ({ url, boxes, focus = 0, overlay, turnTo }: ViewerProps) => {
               className={highlight && page === firstBoxPage && index === 0 ? 'my-box my-box-focus' : 'my-box'}
               data-testid="my-box"
               role="img"
-              aria-label={SignerTexts.myBoxLabel}
+              aria-label={t('page.myBoxLabel')}
               style={{ left: box.left, top: box.top, width: box.width, height: box.height }}
             />
           ))}
@@ -214,7 +218,7 @@ const Viewer = ({ url, boxes, focus = 0, overlay, turnTo }: ViewerProps) => {
         </div>
       </div>
       <a className="trouble-link" href={url} target="_blank" rel="noopener noreferrer">
-        {SignerTexts.troubleViewing}
+        {t('page.troubleViewing')}
       </a>
     </section>
   );

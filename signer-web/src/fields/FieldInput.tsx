@@ -1,9 +1,10 @@
-import { FieldLimits, FieldMessages, countsAsRequired, fieldLabel } from '@esign/contract';
+import { FieldLimits, countsAsRequired } from '@esign/contract';
 import type { FieldState } from '@esign/contract';
 import { useEffect } from 'react';
 import type { KeyboardEvent } from 'react';
 import { Button } from '../components';
-import { ATTACHMENT_ACCEPT, FieldTexts } from './texts';
+import { fieldName, useI18n } from '../i18n';
+import { ATTACHMENT_ACCEPT } from './texts';
 import { TYPED_KINDS, type SignerFields } from './useSignerFields';
 
 /** The element the panel focuses when a field becomes the current one. */
@@ -27,10 +28,13 @@ const CAPITALS = new Set<string>(['PAN', 'IFSC', 'GSTIN']);
  * server's refusal); Enter goes on to the next field.
  */
 const FieldInput = ({ state, field }: { state: SignerFields; field: FieldState }) => {
+  const { t, known } = useI18n();
   const inputId = inputIdOf(field.id);
   const messageId = messageIdOf(field.id);
-  const error = state.error(field.id);
-  const label = fieldLabel(field);
+  const refusal = state.error(field.id);
+  // The contract's checks and the API write English: shown in the page's language (a sender's own words as written).
+  const error = refusal === null ? null : known(refusal);
+  const label = fieldName(t, field);
   const editable = state.canEdit(field);
   const value = state.shownValue(field);
   const required = countsAsRequired(field);
@@ -63,7 +67,7 @@ const FieldInput = ({ state, field }: { state: SignerFields; field: FieldState }
       data-testid="field-message"
       aria-live="polite"
     >
-      {error ?? (state.savedNow(field.id) ? FieldMessages.saved : '')}
+      {error ?? (state.savedNow(field.id) ? t('fields.saved') : '')}
     </p>
   );
 
@@ -141,7 +145,7 @@ const FieldInput = ({ state, field }: { state: SignerFields; field: FieldState }
           onChange={(e) => state.change(field, e.target.value)}
           onKeyDown={onEnter}
         >
-          <option value="">{FieldTexts.choose}</option>
+          <option value="">{t('fields.choose')}</option>
           {(field.options ?? []).map((option) => (
             <option key={option} value={option}>
               {option}
@@ -205,11 +209,11 @@ const FieldInput = ({ state, field }: { state: SignerFields; field: FieldState }
               <Button
                 id={inputId}
                 variant="outline"
-                aria-label={`${FieldTexts.removeAttachment} ${value}`}
+                aria-label={`${t('fields.removeAttachment')} ${value}`}
                 aria-describedby={messageId}
                 onClick={() => state.remove(field)}
               >
-                {FieldTexts.removeAttachment}
+                {t('fields.removeAttachment')}
               </Button>
             )}
           </div>
@@ -247,7 +251,7 @@ const FieldInput = ({ state, field }: { state: SignerFields; field: FieldState }
         aria-labelledby={`${inputId}-label ${inputId}`}
         onKeyDown={onEnter}
       >
-        {value || FieldTexts.filledWhenSigning}
+        {value || t('fields.filledWhenSigning')}
       </p>
     </div>
   );

@@ -1,15 +1,15 @@
-import { fieldLabel, requiredLeft } from '@esign/contract';
+import { requiredLeft } from '@esign/contract';
 import type { FieldState } from '@esign/contract';
 import { useEffect, useRef } from 'react';
-import { fill } from '../api';
 import type { ShownPage } from '../esign/Viewer';
-import { FieldTexts } from './texts';
+import { fieldName, useI18n } from '../i18n';
+import type { I18n } from '../i18n';
 import type { SignerFields } from './useSignerFields';
 
 /** What a field's box shows on the page: its value, a tick, the file name, or that signing fills it ('' when empty). */
-const shownIn = (state: SignerFields, field: FieldState): string => {
+const shownIn = (state: SignerFields, field: FieldState, t: I18n['t']): string => {
   if (field.kind === 'signature') return '';
-  if (field.kind === 'date') return field.value ?? FieldTexts.filledWhenSigning;
+  if (field.kind === 'date') return field.value ?? t('fields.filledWhenSigning');
   const value = state.shownValue(field);
   if (field.kind === 'checkbox') return value === 'true' ? '✓' : '';
   return value;
@@ -21,6 +21,7 @@ const shownIn = (state: SignerFields, field: FieldState): string => {
  * current. A box is picked by pointer; the keyboard moves with the panel's buttons (the boxes take no Tab stop).
  */
 const FieldOverlays = ({ state, shown }: { state: SignerFields; shown: ShownPage }) => {
+  const { t } = useI18n();
   const current = useRef<HTMLButtonElement>(null);
   const scrolled = useRef(0);
   const seq = state.current?.seq ?? 0;
@@ -47,7 +48,7 @@ const FieldOverlays = ({ state, shown }: { state: SignerFields; shown: ShownPage
             state.canEdit(f) ? '' : 'field-box-readonly',
             state.error(f.id) ? 'field-box-invalid' : left ? 'field-box-empty' : '',
           ].filter(Boolean);
-          const text = shownIn(state, f);
+          const text = shownIn(state, f, t);
           return (
             <button
               key={f.id}
@@ -57,9 +58,9 @@ const FieldOverlays = ({ state, shown }: { state: SignerFields; shown: ShownPage
               className={classes.join(' ')}
               data-testid="field-box"
               data-field={f.id}
-              aria-label={fill(FieldTexts.boxLabel, { label: fieldLabel(f), page: f.page })}
+              aria-label={t('fields.boxLabel', { label: fieldName(t, f), page: f.page })}
               aria-current={isCurrent || undefined}
-              title={fieldLabel(f)}
+              title={fieldName(t, f)}
               style={{
                 left: pct(x1, shown.width),
                 top: pct(y1, shown.height),

@@ -1,9 +1,7 @@
-import { FieldMessages } from '@esign/contract';
 import { useEffect } from 'react';
-import { fill } from '../api';
 import { Button } from '../components';
+import { useI18n } from '../i18n';
 import FieldInput, { inputIdOf } from './FieldInput';
-import { FieldTexts } from './texts';
 import type { SignerFields } from './useSignerFields';
 
 /**
@@ -12,6 +10,7 @@ import type { SignerFields } from './useSignerFields';
  * its page and scrolls to its box (FieldOverlays).
  */
 const FieldsPanel = ({ state }: { state: SignerFields }) => {
+  const { t } = useI18n();
   const seq = state.current?.seq ?? 0;
   const id = state.current?.id ?? null;
   useEffect(() => {
@@ -22,19 +21,19 @@ const FieldsPanel = ({ state }: { state: SignerFields }) => {
 
   const field = state.currentField;
   return (
-    <section className="fields-panel" aria-label={FieldTexts.panel} data-testid="fields-panel">
+    <section className="fields-panel" aria-label={t('fields.panel')} data-testid="fields-panel">
       {state.total > 0 && (
         <p className="fields-count" role="status" data-testid="fields-left">
-          {fill(FieldTexts.requiredLeft, { n: state.left, m: state.total })}
+          {t('fields.requiredLeft', { n: state.left, m: state.total })}
         </p>
       )}
-      {!state.editable && <p className="note">{FieldMessages.alreadySigned}</p>}
+      {!state.editable && <p className="note">{t('fields.alreadySigned')}</p>}
       {field && <FieldInput key={field.id} state={state} field={field} />}
       <div className="fields-bar">
         <Button variant="outline" disabled={!state.hasPrevious} onClick={state.previous}>
-          {FieldTexts.previousField}
+          {t('fields.previousField')}
         </Button>
-        <Button onClick={state.next}>{FieldTexts.nextField}</Button>
+        <Button onClick={state.next}>{t('fields.nextField')}</Button>
       </div>
     </section>
   );

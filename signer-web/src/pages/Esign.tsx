@@ -1,18 +1,10 @@
-import {
-  FieldMessages,
-  Limits,
-  Messages,
-  RecipientMessages,
-  SignerTexts,
-  SigningMethod,
-  checkInput,
-  remarkSchema,
-} from '@esign/contract';
+import { Limits, Messages, RecipientMessages, SigningMethod, checkInput, remarkSchema } from '@esign/contract';
 import type { ReferenceResponse, SigningRequest, SigningStatusResponse } from '@esign/contract';
 import { Suspense, lazy, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
-import { ApiError, fill, needsOtp, referencePath, serverMessage, signToken, signerFetch } from '../api';
+import { ApiError, needsOtp, referencePath, serverMessage, signToken, signerFetch } from '../api';
 import { Backdrop, Button, Dialog, PleaseWait, Shell, useToast } from '../components';
+import { useI18n } from '../i18n';
 import { anyNeeded, checkNeeds, type CheckNeeds } from '../dialogs/checks';
 import OtpDialog from '../dialogs/OtpDialog';
 import type { OtpFlow, SentOtp } from '../dialogs/OtpDialog';
@@ -66,6 +58,7 @@ const Esign = () => {
   const { orgId = '', refId = '', order = '' } = useParams();
   const navigate = useNavigate();
   const toast = useToast();
+  const { t, known, offerPartyLanguage } = useI18n();
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' });
   const [ending, setEnding] = useState<Ending | null>(null);
   const [dialog, setDialog] = useState<'accept' | 'reject' | 'pad' | null>(null);
@@ -102,6 +95,7 @@ const Esign = () => {
     try {
       const answer = await signerFetch<ReferenceResponse>(referencePath(orgId, refId, order));
       performance.mark('esign:reference');
+      offerPartyLanguage(answer.request.language);
       setLoaded({ kind: 'ready', request: answer.request });
       const pending = answer.request.otp;
       if (pending) setSentOtp({ userId: pending.userId, resendAt: Date.now() + pending.resend_after * 1000 });
@@ -110,7 +104,7 @@ const Esign = () => {
       setLoaded({ kind: 'error', message: serverMessage(error, Messages.internalError) });
       return null;
     }
-  }, [orgId, refId, order]);
+  }, [orgId, refId, order, offerPartyLanguage]);
 
   useEffect(() => {
     void load();
@@ -143,7 +137,7 @@ const Esign = () => {
   const fieldSeq = fields.current?.seq;
   const blockedBy =
     fields.shown && request?.accepted && fields.editable && fields.left > 0
-      ? fill(FieldMessages.requiredMissing, { count: fields.left })
+      ? t('fields.requiredMissing', { count: fields.left })
       : null;
   // 'Next field' past the last field with nothing left: the focus goes on to the signing method, once it is usable
   // (the last value's save may still be under way).
@@ -220,7 +214,7 @@ const Esign = () => {
         setEnding({ kind: 'rejected' });
       } catch (error) {
         if (needsOtp(error)) await verifyThen({ kind: 'reject' });
-        else toast(Messages.rejectFailed, 'error');
+        else toast(t('messages.rejectFailed'), 'error');
       }
     });
 
@@ -259,8 +253,8 @@ const Esign = () => {
           postForm(start.esp_url, start.fields);
         } catch (error) {
           if (needsOtp(error)) await verifyThen(again);
-          else if (error instanceof ApiError && error.status === 401) failed(error, Messages.aadhaarStartFailed);
-          else toast(Messages.aadhaarStartFailed, 'error');
+          else if (error instanceof ApiError && error.status === 401) failed(error, t('messages.aadhaarStartFailed'));
+          else toast(t('messages.aadhaarStartFailed'), 'error');
         }
       } else {
         try {
@@ -362,12 +356,12 @@ const Esign = () => {
           <dl className="context" data-testid="document-context">
             {r.document_name && (
               <div>
-                <dt>{SignerTexts.documentLabel}</dt>
+                <dt>{t('page.documentLabel')}</dt>
                 <dd data-testid="document-name">{r.document_name}</dd>
               </div>
             )}
             <div>
-              <dt>{SignerTexts.sentByLabel}</dt>
+              <dt>{t('page.sentByLabel')}</dt>
               <dd data-testid="organisation-name">{r.organisation_name}</dd>
             </div>
           </dl>
@@ -375,7 +369,7 @@ const Esign = () => {
             <>
               {r.boxes && r.boxes.length > 0 && (
                 <Button variant="outline" className="go-to-box" onClick={() => setFocusBox((n) => n + 1)}>
-                  {SignerTexts.goToMyBox}
+                  {t('page.goToMyBox')}
                 </Button>
               )}
               <Viewer
@@ -402,37 +396,37 @@ const Esign = () => {
           )}
           {!verified && otpClosed && (
             <div className="notice" data-testid="verify-to-view">
-              <p>{SignerTexts.verifyToView}</p>
+              <p>{t('page.verifyToView')}</p>
               <Button variant="outline" onClick={() => setOtp({ flow: 'initial', then: null })}>
-                {SignerTexts.verifyOtpButton}
+                {t('page.verifyOtpButton')}
               </Button>
             </div>
           )}
         </div>
         <aside className="signing-side">
           <dl className="details">
-            <dt>{SignerTexts.nameLabel}</dt>
+            <dt>{t('page.nameLabel')}</dt>
             <dd data-testid="signer-name">{r.name}</dd>
-            <dt>{SignerTexts.emailLabel}</dt>
+            <dt>{t('page.emailLabel')}</dt>
             <dd>{r.email}</dd>
-            <dt>{SignerTexts.phoneLabel}</dt>
+            <dt>{t('page.phoneLabel')}</dt>
             <dd>{r.phoneNumber}</dd>
           </dl>
           {verified && checksLeft && initialNeeds && anyNeeded(initialNeeds) && (
             <div className="notice" data-testid="checks-left">
-              <p>{SignerTexts.checksToContinue}</p>
+              <p>{t('page.checksToContinue')}</p>
               <Button variant="outline" onClick={() => setChecks({ needs: initialNeeds, then: null })}>
-                {SignerTexts.continueChecks}
+                {t('page.continueChecks')}
               </Button>
             </div>
           )}
           {canDecide && (
             <div className="decide">
-              <p>{SignerTexts.acceptPrompt}</p>
+              <p>{t('page.acceptPrompt')}</p>
               <div className="row">
-                <Button onClick={() => askAccept(r)}>{SignerTexts.accept}</Button>
+                <Button onClick={() => askAccept(r)}>{t('page.accept')}</Button>
                 <Button variant="danger" onClick={() => setDialog('reject')}>
-                  {SignerTexts.reject}
+                  {t('page.reject')}
                 </Button>
               </div>
             </div>
@@ -471,7 +465,7 @@ const Esign = () => {
                 setChecks(null);
                 setChecksLeft(true);
               }}
-              onBlocked={(message) => setEnding({ kind: 'remark', message: message ?? Messages.locationDenied })}
+              onBlocked={(message) => setEnding({ kind: 'remark', message: message ?? t('messages.locationDenied') })}
             />
           </Suspense>
         )}
@@ -486,13 +480,13 @@ const Esign = () => {
           actions={
             <>
               <Button variant="outline" onClick={() => setDialog(null)}>
-                {SignerTexts.no}
+                {t('page.no')}
               </Button>
-              <Button onClick={() => void accept()}>{SignerTexts.yes}</Button>
+              <Button onClick={() => void accept()}>{t('page.yes')}</Button>
             </>
           }
         >
-          <p>{SignerTexts.acceptConfirm}</p>
+          <p>{t('page.acceptConfirm')}</p>
         </Dialog>
         <Dialog
           open={dialog === 'reject'}
@@ -500,21 +494,21 @@ const Esign = () => {
           actions={
             <>
               <Button variant="outline" onClick={() => setDialog(null)}>
-                {SignerTexts.cancel}
+                {t('page.cancel')}
               </Button>
               <Button
                 variant="danger"
                 disabled={!checkInput(remarkSchema, remark).ok || busy}
                 onClick={() => void reject()}
               >
-                {SignerTexts.reject}
+                {t('page.reject')}
               </Button>
             </>
           }
         >
-          <p>{SignerTexts.rejectConfirm}</p>
+          <p>{t('page.rejectConfirm')}</p>
           <div className="field">
-            <label htmlFor="remark">{SignerTexts.remarkLabel}</label>
+            <label htmlFor="remark">{t('page.remarkLabel')}</label>
             <textarea
               id="remark"
               className="input"
@@ -525,7 +519,7 @@ const Esign = () => {
               onChange={(e) => setRemark(e.target.value)}
             />
           </div>
-          <p className="note">{SignerTexts.remarkNote}</p>
+          <p className="note">{t('page.remarkNote')}</p>
         </Dialog>
       </div>
     );
@@ -537,9 +531,9 @@ const Esign = () => {
       <Dialog
         open={popup !== null}
         onClose={() => setPopup(null)}
-        actions={<Button onClick={() => setPopup(null)}>{SignerTexts.close}</Button>}
+        actions={<Button onClick={() => setPopup(null)}>{t('page.close')}</Button>}
       >
-        <p role="alert">{popup}</p>
+        <p role="alert">{popup === null ? null : known(popup)}</p>
       </Dialog>
       <Backdrop open={busy} />
     </Shell>

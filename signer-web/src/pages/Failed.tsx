@@ -1,16 +1,11 @@
-import { Limits, Messages, SignerTexts, SigningMethod } from '@esign/contract';
-import type { FailedResponse, RetryResponse, SigningMethodCode } from '@esign/contract';
+import { Limits, Messages } from '@esign/contract';
+import type { FailedResponse, RetryResponse } from '@esign/contract';
 import { useEffect, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { fill, serverMessage, signToken, signerFetch, withScheme } from '../api';
+import { serverMessage, signToken, signerFetch, withScheme } from '../api';
 import { Button, PleaseWait, Shell } from '../components';
+import { METHOD_NAMES, useI18n } from '../i18n';
 import { MessagePage } from './StatusPages';
-
-const METHOD_NAMES: Record<SigningMethodCode, string> = {
-  [SigningMethod.Aadhaar]: SignerTexts.methodAadhaar,
-  [SigningMethod.DSC]: SignerTexts.methodDsc,
-  [SigningMethod.ESignature]: SignerTexts.methodESignature,
-};
 
 /**
  * /failed/{orgId}/{requestId} (spec section 4, step 13): the failure is posted (an `email` flag in the address means
@@ -21,6 +16,7 @@ const Failed = () => {
   const { orgId = '', requestId = '' } = useParams();
   const [search] = useSearchParams();
   const navigate = useNavigate();
+  const { t, known } = useI18n();
   const [failure, setFailure] = useState<FailedResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [exhausted, setExhausted] = useState(false);
@@ -79,34 +75,35 @@ const Failed = () => {
     <Shell orgId={orgId}>
       {!failure && !error && <PleaseWait />}
       {error && <MessagePage message={error} testId="failed-error" />}
-      {failure && redirecting && !failure.return_url && <PleaseWait text={SignerTexts.redirecting} />}
+      {failure && redirecting && !failure.return_url && <PleaseWait text={t('page.redirecting')} />}
       {failure && !(redirecting && !failure.return_url) && (
         <div className="status-page" data-testid="failed">
           <h1 className="message">
-            {fill(SignerTexts.failedTitle, {
-              signType:
-                failure.signatureType === null ? SignerTexts.methodESignature : METHOD_NAMES[failure.signatureType],
+            {t('page.failedTitle', {
+              signType: t(
+                failure.signatureType === null ? 'page.methodESignature' : METHOD_NAMES[failure.signatureType],
+              ),
             })}
           </h1>
           <p className="center">
-            {fill(SignerTexts.failureReason, { errorCode: failure.errorCode, errorMessage: failure.errorMessage })}
+            {t('page.failureReason', { errorCode: failure.errorCode, errorMessage: known(failure.errorMessage) })}
           </p>
           <p className="center note">
-            {fill(SignerTexts.refAndRequest, { refId: failure.refId, requestId: failure.requestId })}
+            {t('page.refAndRequest', { refId: failure.refId, requestId: failure.requestId })}
           </p>
           {exhausted ? (
             <p className="center" data-testid="exhausted">
-              {SignerTexts.attemptsExhausted}
+              {t('page.attemptsExhausted')}
             </p>
           ) : (
             <div className="center">
               <Button disabled={retrying} onClick={() => void retry()}>
                 {retrying ? <span className="spinner spinner-small" aria-hidden="true" /> : null}
-                {SignerTexts.retrySigning}
+                {t('page.retrySigning')}
               </Button>
             </div>
           )}
-          {redirecting && failure.return_url && <PleaseWait text={SignerTexts.redirecting} />}
+          {redirecting && failure.return_url && <PleaseWait text={t('page.redirecting')} />}
         </div>
       )}
     </Shell>

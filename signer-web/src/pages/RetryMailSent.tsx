@@ -1,11 +1,14 @@
-import { Messages } from '@esign/contract';
 import { Shell } from '../components';
+import { useI18n } from '../i18n';
 
 /** /retry-mail-sent: confirmation that the retry mail went out. */
-const RetryMailSent = () => (
-  <Shell>
-    <h1 className="message">{Messages.mailSent}</h1>
-  </Shell>
-);
+const RetryMailSent = () => {
+  const { t } = useI18n();
+  return (
+    <Shell>
+      <h1 className="message">{t('messages.mailSent')}</h1>
+    </Shell>
+  );
+};
 
 export default RetryMailSent;

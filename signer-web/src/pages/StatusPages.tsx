@@ -1,8 +1,9 @@
-import { Limits, SignerTexts, formatDateTime } from '@esign/contract';
+import { Limits, formatDateTime } from '@esign/contract';
 import type { EsignStatus, SigningRequest } from '@esign/contract';
 import { useEffect } from 'react';
-import { fill, withScheme } from '../api';
+import { withScheme } from '../api';
 import { WarningImage } from '../components';
+import { useI18n } from '../i18n';
 
 /**
  * The page a link shows once the party can no longer act on it (spec section 2, status pages by esignStatus):
@@ -10,24 +11,25 @@ import { WarningImage } from '../components';
  * with the support line.
  */
 export const StatusPage = ({ request, status }: { request: SigningRequest; status: EsignStatus }) => {
+  const { t, language } = useI18n();
   let text: string;
   switch (status) {
     case 'completed': {
       const date = request.esignedDate ?? request.timestamp;
-      text = fill(SignerTexts.statusCompleted, { date: formatDateTime(date, request.time_zone) });
+      text = t('page.statusCompleted', { date: formatDateTime(date, request.time_zone, language) });
       break;
     }
     case 'signing':
-      text = SignerTexts.statusSigning;
+      text = t('page.statusSigning');
       break;
     case 'expired':
-      text = SignerTexts.statusExpired;
+      text = t('page.statusExpired');
       break;
     case 'rejected':
-      text = SignerTexts.statusRejected;
+      text = t('page.statusRejected');
       break;
     case 'cancelled':
-      text = SignerTexts.statusCancelled;
+      text = t('page.statusCancelled');
       break;
   }
   return (
@@ -35,9 +37,9 @@ export const StatusPage = ({ request, status }: { request: SigningRequest; statu
       <h1 className="message">{text}</h1>
       {status === 'cancelled' && (
         <>
-          <p className="center">{SignerTexts.supportLine}</p>
+          <p className="center">{t('page.supportLine')}</p>
           <p className="center note">
-            {fill(SignerTexts.refAndRequest, { refId: request.refId, requestId: request.requestId })}
+            {t('page.refAndRequest', { refId: request.refId, requestId: request.requestId })}
           </p>
         </>
       )}
@@ -45,16 +47,23 @@ export const StatusPage = ({ request, status }: { request: SigningRequest; statu
   );
 };
 
-/** A full page with a message and the warning sign: the hold-on page (code 400), a location remark, a dead link. */
-export const MessagePage = ({ message, testId }: { message: string; testId: string }) => (
-  <div className="status-page" data-testid={testId}>
-    <WarningImage />
-    <p className="message">{message}</p>
-  </div>
-);
+/**
+ * A full page with a message and the warning sign: the hold-on page (code 400), a location remark, a dead link. The
+ * API's English words are shown in the page's language when the catalogue knows them.
+ */
+export const MessagePage = ({ message, testId }: { message: string; testId: string }) => {
+  const { known } = useI18n();
+  return (
+    <div className="status-page" data-testid={testId}>
+      <WarningImage />
+      <p className="message">{known(message)}</p>
+    </div>
+  );
+};
 
 /** After a successful reject: the two lines, then return_url after 2 s (spec section 4, step 11). */
 export const RejectedPage = ({ returnUrl }: { returnUrl: string | null }) => {
+  const { t } = useI18n();
   useEffect(() => {
     if (!returnUrl) return;
     const timer = setTimeout(() => window.location.assign(withScheme(returnUrl)), Limits.rejectRedirectMs);
@@ -62,8 +71,8 @@ export const RejectedPage = ({ returnUrl }: { returnUrl: string | null }) => {
   }, [returnUrl]);
   return (
     <div className="status-page" data-testid="rejected">
-      <h1 className="message">{SignerTexts.rejectedTitle}</h1>
-      <p className="center">{SignerTexts.closeWindow}</p>
+      <h1 className="message">{t('page.rejectedTitle')}</h1>
+      <p className="center">{t('page.closeWindow')}</p>
     </div>
   );
 };

@@ -1,9 +1,10 @@
-import { Limits, SignerTexts, SigningMethod } from '@esign/contract';
+import { Limits, SigningMethod } from '@esign/contract';
 import type { ReturnUrlResponse, SigningStatusResponse } from '@esign/contract';
 import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { ApiError, serverMessage, signerFetch, withScheme } from '../api';
 import { PleaseWait, Shell } from '../components';
+import { useI18n } from '../i18n';
 import { MessagePage } from './StatusPages';
 
 type State =
@@ -23,6 +24,7 @@ const WAIT_MS = 120_000;
 const Success = () => {
   const { orgId = '', requestId = '' } = useParams();
   const navigate = useNavigate();
+  const { t, known } = useI18n();
   const [state, setState] = useState<State>({ kind: 'processing' });
   const at = `${encodeURIComponent(orgId)}/${encodeURIComponent(requestId)}`;
 
@@ -38,7 +40,7 @@ const Success = () => {
           } catch (error) {
             if (error instanceof ApiError && error.status === 400) {
               const answer = error.body as (ReturnUrlResponse & { message?: string }) | null;
-              if (live) setState({ kind: 'discrepancy', message: serverMessage(error, SignerTexts.esignRejected) });
+              if (live) setState({ kind: 'discrepancy', message: serverMessage(error, '') });
               if (answer?.return_url) await sleep(Limits.discrepancyRedirectMs);
               if (answer?.return_url && live) window.location.assign(withScheme(answer.return_url));
               return;
@@ -61,7 +63,7 @@ const Success = () => {
           if (live) window.location.assign(withScheme(download.return_url));
         }
       } catch (error) {
-        if (live) setState({ kind: 'error', message: serverMessage(error, SignerTexts.faceError) });
+        if (live) setState({ kind: 'error', message: serverMessage(error, '') });
       }
     })();
     return () => {
@@ -71,22 +73,22 @@ const Success = () => {
 
   return (
     <Shell orgId={orgId}>
-      {state.kind === 'processing' && <PleaseWait text={SignerTexts.processing} />}
-      {state.kind === 'error' && <MessagePage message={state.message} testId="success-error" />}
+      {state.kind === 'processing' && <PleaseWait text={t('page.processing')} />}
+      {state.kind === 'error' && <MessagePage message={state.message || t('page.faceError')} testId="success-error" />}
       {state.kind === 'discrepancy' && (
         <div className="status-page" data-testid="discrepancy">
-          <h1 className="message">{SignerTexts.esignRejected}</h1>
-          <p className="center">{state.message}</p>
+          <h1 className="message">{t('page.esignRejected')}</h1>
+          <p className="center">{state.message ? known(state.message) : t('page.esignRejected')}</p>
         </div>
       )}
       {state.kind === 'done' && (
         <div className="status-page" data-testid="success">
-          <h1 className="message">{SignerTexts.successTitle}</h1>
-          <p className="center">{state.returnUrl ? SignerTexts.dontClose : SignerTexts.closeWindow}</p>
+          <h1 className="message">{t('page.successTitle')}</h1>
+          <p className="center">{state.returnUrl ? t('page.dontClose') : t('page.closeWindow')}</p>
           {state.downloadUrl && (
             <p className="center">
               <a href={state.downloadUrl} target="_blank" rel="noopener noreferrer">
-                {SignerTexts.downloadSigned}
+                {t('page.downloadSigned')}
               </a>
             </p>
           )}

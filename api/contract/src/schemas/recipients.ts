@@ -3,6 +3,7 @@
  * the API's recipient service works on.
  */
 import { z } from 'zod';
+import { RECIPIENT_LANGUAGES, isRecipientLanguage, type RecipientLanguage } from '../languages';
 import { Limits } from '../limits';
 import { Messages } from '../messages';
 import {
@@ -183,6 +184,24 @@ export const initQuerySchema = z.object({
       m === undefined ? SigningMethod.Aadhaar : (signingMethodOf(m) as SigningMethodCode),
     )
     .meta({ type: 'string', enum: ['0', '1', '2'], description: '0 Aadhaar (default), 1 DSC, 2 e-Signature.' }),
+  token: z.string().optional().meta({ description: "The party's link token, when not sent as x-sign-token." }),
+});
+
+/**
+ * GET /v1/sendotp/{orgId}/{refId}/{order}?lang=: the signing page's language (issue 22), in which the SMS and the
+ * e-mail of the code are written; absent: the party's language (else English).
+ */
+export const sendOtpQuerySchema = z.object({
+  lang: z
+    .unknown()
+    .optional()
+    .refine((lang) => lang === undefined || isRecipientLanguage(lang), RecipientMessages.languageInvalid)
+    .transform((lang) => (lang === undefined ? null : (lang as RecipientLanguage)))
+    .meta({
+      type: 'string',
+      enum: [...RECIPIENT_LANGUAGES],
+      description: "The signing page's language: the code's SMS and e-mail are written in it.",
+    }),
   token: z.string().optional().meta({ description: "The party's link token, when not sent as x-sign-token." }),
 });
 

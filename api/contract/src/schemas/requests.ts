@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { FieldMessages } from '../fields';
+import { RECIPIENT_LANGUAGES, isRecipientLanguage, type RecipientLanguage } from '../languages';
 import { Limits } from '../limits';
 import { Messages } from '../messages';
 import { RequestMessages } from '../requests';
@@ -56,6 +57,15 @@ export interface ValidRecipient {
   phoneNumber: string;
   observer: boolean;
   signatureType: SignatureType | null;
+  /** The recipient's language (issue 22): their e-mails, SMS and signing page; null is English. */
+  language: RecipientLanguage | null;
+}
+
+/** A recipient's language as sent: a code of RECIPIENT_LANGUAGES (any case), or none (absent, null or ''). */
+export function recipientLanguageOf(value: unknown): RecipientLanguage | null | undefined {
+  if (value === undefined || value === null || value === '') return null;
+  const code = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  return isRecipientLanguage(code) ? code : undefined;
 }
 
 /**
@@ -106,6 +116,18 @@ export const recipientSchema = z
           nullable: true,
           description: `A signer's signature type: ${SIGNATURE_TYPES.join(', ')} (any case).`,
         }),
+      language: z
+        .unknown()
+        .optional()
+        .refine((value) => recipientLanguageOf(value) !== undefined, {
+          error: perRecipient(RequestMessages.languageInvalid),
+        })
+        .meta({
+          type: 'string',
+          nullable: true,
+          enum: [...RECIPIENT_LANGUAGES],
+          description: "The recipient's language (issue 22): their e-mails, SMS and signing page. Absent: English.",
+        }),
     },
     { error: perRecipient(Messages.fillFormDetails) },
   )
@@ -119,6 +141,7 @@ export const recipientSchema = z
     phoneNumber: r.phoneNumber,
     observer: observerOf(r) as boolean,
     signatureType: observerOf(r) ? null : signatureTypeOf(r.signature_type),
+    language: recipientLanguageOf(r.language) ?? null,
   }))
   .meta({
     examples: [

@@ -11,6 +11,7 @@ import {
   livenessSchema,
   locationSchema,
   rejectSchema,
+  sendOtpQuerySchema,
   signerDetailsSchema,
   verifyOtpSchema,
   type FailedReport,
@@ -77,10 +78,16 @@ export class RecipientsController {
   }
 
   @SignerRoute()
-  @ApiOperation({ summary: 'Send an OTP to the party by SMS and e-mail; answers its id as userId.' })
+  @ApiOperation({
+    summary: "Send an OTP to the party by SMS and e-mail (in ?lang=, the page's language); answers its id as userId.",
+  })
   @Get('sendotp/:orgId/:refId/:order')
-  sendOtp(@Signer() signer: SignerContext, @Req() req: Request) {
-    return this.otp.send(signer, ipOf(req));
+  sendOtp(
+    @Signer() signer: SignerContext,
+    @InputQuery(sendOtpQuerySchema) query: InputOf<typeof sendOtpQuerySchema>,
+    @Req() req: Request,
+  ) {
+    return this.otp.send(signer, ipOf(req), query.lang);
   }
 
   @SignerRoute()

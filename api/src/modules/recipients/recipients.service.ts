@@ -106,6 +106,7 @@ export class RecipientsService {
       time_zone: org.timeZone,
       otp: live && otpPending && !me.observer ? await this.otp.pending(me) : null,
       checks: { location: me.geo !== null, face: me.selfieKey !== null, liveness: me.liveness?.passed === true },
+      language: me.language ?? null,
     };
     return { code: 200, request, total_pages: req.totalPages };
   }

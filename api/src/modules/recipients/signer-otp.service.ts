@@ -5,6 +5,7 @@ import {
   Messages,
   RecipientMessages,
   type PendingOtp,
+  type RecipientLanguage,
   type SendOtpResponse,
   type VerifyOtpResponse,
 } from '@esign/contract';
@@ -35,7 +36,12 @@ export class SignerOtpService {
     private readonly sessions: SignerSessions,
   ) {}
 
-  async send({ party, request }: SignerContext, ip: string | null): Promise<SendOtpResponse> {
+  /** `language`: the signing page's (its SMS and e-mail are in it); null: the party's. */
+  async send(
+    { party, request }: SignerContext,
+    ip: string | null,
+    language: RecipientLanguage | null = null,
+  ): Promise<SendOtpResponse> {
     if (!request.otpRequired) throw new AppError('SIGNING_REFUSED', RecipientMessages.otpNotNeeded);
     const otp = await this.otps.create('signing');
     await this.db.transaction(async (manager) => {
@@ -50,7 +56,7 @@ export class SignerOtpService {
         });
       await this.otps.save(manager, otp, me.id, me);
       await this.audit.recordParty(manager, me, 'party.otp_sent', ip, { otpId: otp.id, resend: check.resend });
-      await this.events.otp(manager, org, req, me, otp.code);
+      await this.events.otp(manager, org, req, me, otp.code, language);
     });
     return {
       code: 200,

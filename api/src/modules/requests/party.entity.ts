@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type {
+  RecipientLanguage,
   PartyStatus,
   SignatureKind,
   SignatureLevel,
@@ -109,6 +110,10 @@ export class PartyEntity {
   /** The fields beyond the signature box placed for this party, with their values (issue 21); null: none. */
   @JsonColumn({ nullable: true })
   fields!: PartyField[] | null;
+
+  /** The recipient's language (issue 22): their e-mails, SMS and signing page; null is English. */
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  language!: RecipientLanguage | null;
 
   @DateTimeColumn({ name: 'invited_at', nullable: true })
   invitedAt!: Date | null;

@@ -4,6 +4,7 @@ import { Clock } from '../../common/clock';
 import { UserEntity } from '../auth/user.entity';
 import { JobsService } from '../jobs/jobs.service';
 import { NotificationsService } from '../notifications/notifications.service';
+import type { RecipientLanguage } from '@esign/contract';
 import * as Templates from '../notifications/templates';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { WebhooksService } from '../webhooks/webhooks.service';
@@ -41,7 +42,7 @@ const requestData = (req: RequestEntity) => ({
 const linkMessage = (
   org: Pick<OrganisationEntity, 'name' | 'timeZone'>,
   req: Pick<RequestEntity, 'filename' | 'expiresAt'>,
-  party: Pick<PartyEntity, 'name'>,
+  party: Pick<PartyEntity, 'name' | 'language'>,
   signUrl: string,
 ) => ({
   orgName: org.name,
@@ -50,6 +51,7 @@ const linkMessage = (
   signUrl,
   expiresAt: req.expiresAt,
   timeZone: org.timeZone,
+  language: party.language,
 });
 
 /**
@@ -109,13 +111,22 @@ export class RequestEvents {
         req,
         p,
         'expired',
-        Templates.expired({ orgName: org.name, partyName: p.name, filename: req.filename, timeZone: org.timeZone }),
+        Templates.expired({
+          orgName: org.name,
+          partyName: p.name,
+          filename: req.filename,
+          timeZone: org.timeZone,
+          language: p.language,
+        }),
       );
     }
     await this.webhooks.emit(manager, req.orgId, 'request.expired', requestData(req));
   }
 
-  /** The sender cancelled the request: the parties told by e-mail, and the `request.cancelled` webhook. */
+  /**
+   * The sender cancelled the request: the parties told by e-mail (in their language), and the `request.cancelled`
+   * webhook.
+   */
   async cancelled(
     manager: EntityManager,
     org: OrganisationEntity,
@@ -130,6 +141,7 @@ export class RequestEvents {
         filename: req.filename,
         reason,
         timeZone: org.timeZone,
+        language: p.language,
       });
       await this.notifications.queueBuilt(
         manager,
@@ -140,13 +152,17 @@ export class RequestEvents {
     await this.webhooks.emit(manager, req.orgId, 'request.cancelled', { ...requestData(req), reason });
   }
 
-  /** The OTP by SMS to the phone and by e-mail (DESIGN.md section 3); the code itself is never logged. */
+  /**
+   * The OTP by SMS to the phone and by e-mail (DESIGN.md section 3); the code itself is never logged. `language`: the
+   * signing page's (issue 22), else the party's.
+   */
   async otp(
     manager: EntityManager,
     org: OrganisationEntity,
     req: RequestEntity,
     party: PartyEntity,
     code: string,
+    language?: RecipientLanguage | null,
   ): Promise<void> {
     const message = Templates.otp({
       orgName: org.name,
@@ -154,6 +170,7 @@ export class RequestEvents {
       filename: req.filename,
       code,
       timeZone: org.timeZone,
+      language: language ?? party.language,
     });
     await this.send(manager, req, party, 'otp', message);
   }
@@ -194,7 +211,13 @@ export class RequestEvents {
       refId: req.refId,
     };
     for (const p of others)
-      await this.send(manager, req, p, 'rejected', Templates.rejected({ ...common, partyName: p.name }));
+      await this.send(
+        manager,
+        req,
+        p,
+        'rejected',
+        Templates.rejected({ ...common, partyName: p.name, language: p.language }),
+      );
 
     const notice = await this.tellSender(manager, req, party, common);
     const rejection = { remark: party.rejectRemark, rejectedAt: rejectedAt.toISOString() };
@@ -255,6 +278,7 @@ export class RequestEvents {
         filename: req.filename,
         reason,
         timeZone: org.timeZone,
+        language: party.language,
       });
       await this.notifications.queueBuilt(
         manager,
@@ -280,6 +304,7 @@ export class RequestEvents {
         filename: req.filename,
         downloadUrl,
         timeZone: org.timeZone,
+        language: p.language,
       });
       await this.send(manager, req, p, 'completed', message);
     }

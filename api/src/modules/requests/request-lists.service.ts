@@ -208,6 +208,7 @@ export class RequestListsService {
           signed_at: p.signedAt ? p.signedAt.toISOString() : null,
           rejected_at: p.rejectedAt ? p.rejectedAt.toISOString() : null,
           remark: p.rejectRemark ?? null,
+          language: p.language ?? null,
         };
         if (downloadUrl && (p.status === 'completed' || r.status === 'completed')) view.downloadUrl = downloadUrl;
         if (p.fields?.length) view.fields = p.fields.map(fieldStateOf);

@@ -71,6 +71,7 @@ export class RequestRepository {
         signedAt: true,
         rejectedAt: true,
         rejectRemark: true,
+        language: true,
       },
       where: { refId: In(refIds) },
       order: { order: 'ASC' },
