@@ -21,9 +21,19 @@ export class LocalDocumentStorage extends DocumentStorage {
     const key = sha256(bytes);
     const path = this.pathOf(key);
     if (await this.exists(key)) return { key, size: bytes.length };
-    await mkdir(join(path, '..'), { recursive: true });
     const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(temp, bytes, { flag: 'wx', mode: 0o640 });
+    try {
+      await mkdir(join(path, '..'), { recursive: true });
+      await writeFile(temp, bytes, { flag: 'wx', mode: 0o640 });
+    } catch (err) {
+      // A recursive mkdir on a read-only file system says ENOENT: ask the folder itself, whose EROFS (or EACCES)
+      // is what the error filter answers 503 for (issue 24). A partly written temporary file is removed.
+      await unlink(temp).catch(() => undefined);
+      throw await access(this.root, constants.W_OK).then(
+        () => err,
+        (fault: unknown) => fault,
+      );
+    }
     try {
       await link(temp, path);
     } catch (err) {
