@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, mkdir, open, readFile, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { access, link, mkdir, open, readFile, statfs, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
@@ -12,6 +12,9 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
  * Files under $DATA_DIR/files/ab/cd/<sha256>. A write goes to a temporary file first and is then hard-linked into
  * place, which fails if the name exists: a crash never leaves a half-written document and nothing is overwritten.
  */
+/** Free space under which readiness reports the documents' disk as full. */
+const FULL_BELOW_BYTES = 1_048_576;
+
 export class LocalDocumentStorage extends DocumentStorage {
   constructor(private readonly root: string) {
     super();
@@ -95,6 +98,9 @@ export class LocalDocumentStorage extends DocumentStorage {
     await access(this.root, constants.R_OK | constants.W_OK).catch(() => {
       throw new Error(`the document folder ${this.root} is not writable`);
     });
+    // Writable but full (issue 24): less than a document's worth of room left is a fault too.
+    const room = await statfs(this.root);
+    if (room.bavail * room.bsize < FULL_BELOW_BYTES) throw new Error(`the document folder ${this.root} is full`);
   }
 
   private pathOf(key: string): string {
