@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { DataSource } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import { SystemClock } from '../src/common/clock';
 import { loadConfig } from '../src/config/app-config';
 import { createDataSource } from '../src/database/data-source';
@@ -309,6 +309,21 @@ describe('durable jobs', () => {
     expect(await reload(flaky.id)).toMatchObject({ status: 'queued', attempts: 1, interruptions: 1 });
   });
 
+  it('forgets the interruptions of a job that committed a step: a job done in steps across short lives is no poison', async () => {
+    const limit = t.config.jobs.maxInterruptions;
+    const seen: unknown[] = [];
+    runner.register('test.steps', async (_payload, ctx) => {
+      seen.push((await reload(ctx.job.id)).interruptions);
+      await ctx.progressed();
+      // Still running, the step committed: the count is back to 0 in the row, so the next death is the first again.
+      seen.push(await reload(ctx.job.id).then((j) => [j.status, j.interruptions]));
+    });
+    const job = await enqueue({ type: 'test.steps', payload: {} });
+    await repo().update(job.id, { interruptions: limit - 1 });
+    expect(await runner.drain()).toBe(1);
+    expect(seen).toEqual([limit - 1, ['running', 0]]);
+  });
+
   it('does not know the test-only job types unless ESIGN_TEST_JOBS=1', async () => {
     const job = await enqueue({ type: TEST_HANG_JOB, payload: { file: '/nonexistent', hangStarts: 1 } });
     expect(await runner.drain()).toBe(0);
@@ -317,6 +332,49 @@ describe('durable jobs', () => {
 });
 
 describe('the polling runner', () => {
+  it('runs at most `concurrency` jobs of a type at once, leaves the rest queued, and gives the free slots to others', async () => {
+    const t = await startTestApp({ JOBS_RUNNER: 'on', JOBS_POLL_MS: '20' });
+    try {
+      const runner = t.app.get(JobsRunner);
+      let running = 0;
+      let most = 0;
+      const log: string[] = [];
+      runner.register<{ n: number }>(
+        'test.cpu',
+        async ({ n }) => {
+          most = Math.max(most, ++running);
+          log.push(`cpu ${n}`);
+          await sleep(150);
+          running--;
+        },
+        { concurrency: 1 },
+      );
+      runner.register<{ n: number }>('test.mail', async ({ n }) => {
+        log.push(`mail ${n}`);
+      });
+      const jobs = t.app.get(JobsService);
+      const ids = await t.db.transaction(async (m) => {
+        const made = [];
+        for (let n = 1; n <= 3; n++) made.push(await jobs.enqueue(m, { type: 'test.cpu', payload: { n } }));
+        for (let n = 1; n <= 2; n++) made.push(await jobs.enqueue(m, { type: 'test.mail', payload: { n } }));
+        return made.map((j) => j.id);
+      });
+      // While the first cpu job runs, the other two wait queued (not claimed) and the mails go by.
+      await waitFor('the first cpu job and both mails', () => log.length >= 3, 10_000);
+      expect(log.slice(0, 3).sort()).toEqual(['cpu 1', 'mail 1', 'mail 2']);
+      const waiting = await t.db.getRepository(JobEntity).findBy({ id: In(ids.slice(1, 3)) });
+      expect(waiting.map((j) => [j.status, j.lockedBy])).toEqual([
+        ['queued', null],
+        ['queued', null],
+      ]);
+      await waitFor('every job', () => log.length === 5, 10_000);
+      expect(log.filter((x) => x.startsWith('cpu'))).toEqual(['cpu 1', 'cpu 2', 'cpu 3']);
+      expect(most).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('runs due jobs by itself, and on shutdown waits for the running handler before the database closes', async () => {
     const t = await startTestApp({ JOBS_RUNNER: 'on', JOBS_POLL_MS: '20' });
     const events: string[] = [];

@@ -7,6 +7,8 @@ import { AuditService } from '../src/modules/audit/audit.service';
 import { JobsService } from '../src/modules/jobs/jobs.service';
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS } from '../src/modules/requests/seal.queue';
 import { PartyEntity } from '../src/modules/requests/party.entity';
+import { SealService } from '../src/modules/requests/seal.service';
+import { SigningEngine } from '../src/modules/signing/pdf/engine';
 import { readFixture } from './support/fixtures';
 import { SIGNERS } from './support/requests';
 import {
@@ -184,6 +186,52 @@ describe('signing a request end to end (electronic signatures, PAdES, certificat
       .send({ remark: 'too late' })
       .expect(400);
     expect(again.body.message).toBe('This document has already been signed by every party.');
+  });
+
+  it('runs seal jobs one at a time in a process: each step of a request prepared once, not once per job', async () => {
+    // Each submitted signature queues its own seal job; run side by side, every job would prepare and sign the same
+    // step and all but one would lose it (a process restarted every few seconds then never finished a step).
+    const { refId, tokens } = await sendForSigning(
+      t,
+      key,
+      'acme',
+      {
+        fixture: 'normal.pdf',
+        recipients: [
+          { ...SIGNERS[0], signature_type: 'e-Signature' },
+          { ...SIGNERS[1], signature_type: 'e-Signature' },
+        ],
+        otpRequired: false,
+        checkOrder: false,
+      },
+      [
+        { order: 1, pageNo: [1] },
+        { order: 2, pageNo: [1], rectangle: '40,40,200,100' },
+      ],
+    );
+    await signAs(t, { orgId: 'acme', refId, order: 1, token: tokens[1], email: SIGNERS[0].email });
+    await signAs(t, { orgId: 'acme', refId, order: 2, token: tokens[2], email: SIGNERS[1].email });
+    const prepare = jest.spyOn(t.app.get(SigningEngine), 'prepareParty');
+    try {
+      const seal = t.app.get(SealService);
+      const outcomes = await Promise.all([1, 2, 3].map(() => seal.run('acme', refId)));
+      expect(prepare).toHaveBeenCalledTimes(2);
+      expect(outcomes.map((o) => [o.applied, o.completed])).toEqual([
+        [2, true],
+        [0, false],
+        [0, false],
+      ]);
+    } finally {
+      prepare.mockRestore();
+    }
+    expect((await requestRow(t, refId)).status).toBe('completed');
+    const verified = await verifyPdf(t, await signedPdf(t, refId), readFixture('pdfs', 'normal.pdf'));
+    expect(verified.problems).toEqual([]);
+    expect(verified.signatures.map((s) => s.signer)).toEqual([
+      SIGNERS[0].name,
+      SIGNERS[1].name,
+      'Org acme Document Seal',
+    ]);
   });
 });
 

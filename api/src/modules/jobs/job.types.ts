@@ -19,6 +19,12 @@ export interface JobContext {
    * dedupe key, so `JobsService.cancel(manager, key)` still finds it; its attempts start again from 0.
    */
   reschedule(runAt: Date, payload?: object): void;
+  /**
+   * The run committed a step of its work (a seal's signature applied): the interruptions counted so far were not the
+   * job bringing its process down, so they are forgotten. A job done in several steps across short-lived processes
+   * then fails as a poison job only when `JOBS_MAX_INTERRUPTIONS` lives in a row commit nothing.
+   */
+  progressed(): Promise<void>;
 }
 
 /**

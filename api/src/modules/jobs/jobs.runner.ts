@@ -50,9 +50,12 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly handlers = new Map<string, JobHandler>();
   /** The lane of each job type (absent: the default lane). */
   private readonly lanesOfTypes = new Map<string, string>();
+  /** At most this many jobs of a type at once in this runner (absent: only its lane's CONCURRENCY bounds it). */
+  private readonly limits = new Map<string, number>();
   private readonly active = new Map<number, Promise<void>>();
-  /** The lane each running job of this runner occupies. */
+  /** The lane and the type of each job this runner is running. */
   private readonly activeLanes = new Map<number, string>();
+  private readonly activeTypes = new Map<number, string>();
   private abort = new AbortController();
   private timer?: NodeJS.Timeout;
   private started = false;
@@ -75,12 +78,20 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
 
   /**
    * Registers the handler of a job type (modules call this in onModuleInit). `lane`: the job type runs beside the
-   * default lane's jobs with slots of its own (and, with REDIS_URL, its own BullMQ queue).
+   * default lane's jobs with slots of its own (and, with REDIS_URL, its own BullMQ queue). `concurrency`: at most that
+   * many jobs of the type run at once in this runner; the others stay queued (not claimed, so a process that dies
+   * while they wait does not count as their interruption) and the free slots go to other types. For CPU-bound work
+   * such as the seal, whose runs side by side only share the one thread.
    */
-  register<P extends object>(type: string, handler: JobHandler<P>, opts: { lane?: string } = {}): void {
+  register<P extends object>(
+    type: string,
+    handler: JobHandler<P>,
+    opts: { lane?: string; concurrency?: number } = {},
+  ): void {
     if (this.handlers.has(type)) throw new Error(`A handler for job type '${type}' is registered already.`);
     this.handlers.set(type, handler as JobHandler);
     if (opts.lane && opts.lane !== DEFAULT_LANE) this.lanesOfTypes.set(type, opts.lane);
+    if (opts.concurrency !== undefined) this.limits.set(type, Math.max(1, Math.floor(opts.concurrency)));
   }
 
   /** The lane a job type runs in. */
@@ -93,11 +104,17 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
     return [DEFAULT_LANE, ...new Set(this.lanesOfTypes.values())];
   }
 
-  /** The registered job types whose lane has a free slot in this runner. */
+  /** The registered job types whose lane has a free slot in this runner and that are under their own limit. */
   private claimableTypes(): string[] {
     const busy = new Map<string, number>();
     for (const lane of this.activeLanes.values()) busy.set(lane, (busy.get(lane) ?? 0) + 1);
-    return this.types.filter((type) => (busy.get(this.laneOf(type)) ?? 0) < CONCURRENCY);
+    const running = new Map<string, number>();
+    for (const type of this.activeTypes.values()) running.set(type, (running.get(type) ?? 0) + 1);
+    return this.types.filter(
+      (type) =>
+        (busy.get(this.laneOf(type)) ?? 0) < CONCURRENCY &&
+        (running.get(type) ?? 0) < (this.limits.get(type) ?? Infinity),
+    );
   }
 
   get running(): boolean {
@@ -271,9 +288,11 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
 
   private track(job: JobEntity): Promise<void> {
     this.activeLanes.set(job.id, this.laneOf(job.type));
+    this.activeTypes.set(job.id, job.type);
     const run = this.execute(job).finally(() => {
       this.active.delete(job.id);
       this.activeLanes.delete(job.id);
+      this.activeTypes.delete(job.id);
     });
     this.active.set(job.id, run);
     return run;
@@ -319,6 +338,7 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
         reschedule: (runAt, payload) => {
           next = { runAt, payload };
         },
+        progressed: () => this.progressed(job),
       });
     } catch (err) {
       failed = true;
@@ -384,6 +404,12 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
       lockedAt: null,
       updatedAt: this.clock.now(),
     });
+  }
+
+  private async progressed(job: JobEntity): Promise<void> {
+    if (!job.interruptions) return;
+    await this.jobs.update(this.held(job), { interruptions: 0 });
+    job.interruptions = 0;
   }
 
   private async renew(id: number): Promise<void> {

@@ -126,6 +126,8 @@ export function eventDetail(data: Record<string, unknown> | null, timeZone?: str
 @Injectable()
 export class SealService implements OnModuleInit {
   private readonly log = new Logger('Seal');
+  /** Settles when the last run queued in this process has ended (see run). */
+  private turn: Promise<void> = Promise.resolve();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -145,12 +147,13 @@ export class SealService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.runner.register<SealJobPayload>(SEAL_JOB, (payload, ctx) => this.handle(payload, ctx));
+    // One seal at a time per runner (see run): the next stays queued, and the other slots go to e-mails and webhooks.
+    this.runner.register<SealJobPayload>(SEAL_JOB, (payload, ctx) => this.handle(payload, ctx), { concurrency: 1 });
   }
 
   private async handle({ orgId, refId }: SealJobPayload, ctx: JobContext): Promise<void> {
     try {
-      await this.run(orgId, refId);
+      await this.run(orgId, refId, undefined, () => ctx.progressed());
     } catch (err) {
       await this.recordFailure(orgId, refId, err, ctx.isLastAttempt);
       throw err;
@@ -196,8 +199,36 @@ export class SealService implements OnModuleInit {
     return { ...outcome, status: after.status };
   }
 
-  /** Works through the request until nothing is left to apply. */
-  async run(orgId: string, refId: number, accept?: SignatureLevel): Promise<SealOutcome> {
+  /**
+   * Works through the request until nothing is left to apply. Runs in this process go one at a time. Each signature
+   * queues its own job, and runs of one request side by side would each prepare, sign and timestamp the same step for
+   * all but one to lose it; runs of different requests side by side only split the process's one thread (the work is
+   * CPU-bound: parsing, hashing, signing), so each step takes as long as all of them together and a process restarted
+   * every few seconds never finishes one (the kill test's stuck seals). In turn, each step is committed as soon as it
+   * is done, and a later run of the same request finds the work done or picks up what arrived meanwhile. Runs on other
+   * nodes still meet only the commit's check.
+   */
+  async run(
+    orgId: string,
+    refId: number,
+    accept?: SignatureLevel,
+    progressed?: () => Promise<void>,
+  ): Promise<SealOutcome> {
+    const mine = this.turn.then(() => this.runAlone(orgId, refId, accept, progressed));
+    this.turn = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    return mine;
+  }
+
+  /** `progressed`: told after each committed step (the job's interruptions are then forgotten). */
+  private async runAlone(
+    orgId: string,
+    refId: number,
+    accept?: SignatureLevel,
+    progressed?: () => Promise<void>,
+  ): Promise<SealOutcome> {
     const outcome: SealOutcome = { applied: 0, completed: false };
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
@@ -208,8 +239,16 @@ export class SealService implements OnModuleInit {
         .sort((a, b) => a.signatureSubmittedAt!.getTime() - b.signatureSubmittedAt!.getTime() || a.order - b.order);
       const org = await this.repo.organisation(req.orgId);
       const policy = new LevelPolicy(org.signatureLevel, accept);
+      const started = Date.now();
       if (pending.length) {
-        if (await this.applyParty(req, org, pending[0], policy)) outcome.applied++;
+        const applied = await this.applyParty(req, org, pending[0], policy);
+        if (applied) {
+          outcome.applied++;
+          await progressed?.();
+        }
+        this.log.log(
+          `request ${refId}: party ${pending[0].order} ${applied ? 'applied' : 'lost to another run'} (${Date.now() - started} ms)`,
+        );
         continue;
       }
       const signers = parties.filter((p) => !p.observer);
@@ -219,6 +258,7 @@ export class SealService implements OnModuleInit {
       if (await this.complete(req, org, parties, policy)) {
         outcome.completed = true;
         this.metrics.sealCompleted();
+        this.log.log(`request ${refId}: completed and sealed (${Date.now() - started} ms)`);
         return outcome;
       }
     }
