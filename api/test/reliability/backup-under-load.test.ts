@@ -12,7 +12,14 @@ import { signParty } from './signers';
 
 const run = promisify(execFile);
 const MANAGE = resolve(__dirname, '..', '..', 'dist', 'manage.js');
-const REQUESTS = 25; // × 2 signers: 50 signers
+/**
+ * 33 requests of 2 signers: 5 completed before the backup; 25 whose 50 signers sign while it is taken; 3 whose first
+ * signer signs then and whose second signs only after the restore (so the copy surely holds requests to finish).
+ */
+const BEFORE = 5;
+const DURING = 25;
+const AFTER = 3;
+const REQUESTS = BEFORE + DURING + AFTER;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const fileOf = (dataDir: string, key: string) => join(dataDir, 'files', key.slice(0, 2), key.slice(2, 4), key);
 
@@ -72,14 +79,22 @@ describe('reliability: a backup taken while 50 signers sign, restored into a fre
     const parties = await sendRequests(node.url, key, REQUESTS, 2);
     const archive = join(mkdtempSync(join(clusterDir(), 'archive-')), 'load.tar');
 
-    // Every signer starts at once; the backup starts while they sign.
-    const signing = Promise.all(parties.map((p) => signParty(node.url, p)));
+    const refIds = [...new Set(parties.map((p) => p.refId))];
+    const group = (from: number, to: number) => parties.filter((p) => refIds.slice(from, to).includes(p.refId));
+    for (const p of group(0, BEFORE)) await signParty(node.url, p);
+    await waitForCompletion(http, key, refIds.slice(0, BEFORE), node);
+    const later = group(BEFORE + DURING, REQUESTS).filter((p) => p.order === 2);
+
+    // 53 signers start at once; the backup starts while they sign.
+    const now = [...group(BEFORE, BEFORE + DURING), ...group(BEFORE + DURING, REQUESTS).filter((p) => p.order === 1)];
+    const signing = Promise.all(now.map((p) => signParty(node.url, p)));
     await new Promise((r) => setTimeout(r, 1500));
     const backup = await run(process.execPath, [MANAGE, 'backup', archive], { env: { ...process.env, ...node.env } });
     expect(backup.stdout).toMatch(/^Backup written to /);
     await signing;
     const source = node.env.DATA_DIR;
-    await waitForCompletion(http, key, [...new Set(parties.map((p) => p.refId))], node);
+    await waitForCompletion(http, key, refIds.slice(0, BEFORE + DURING), node);
+    expect(later).toHaveLength(AFTER);
     await node.stop();
 
     // A fresh DATA_DIR for a server on the same port.
@@ -101,6 +116,8 @@ describe('reliability: a backup taken while 50 signers sign, restored into a fre
     const completed = copy.filter((r) => r.status === 'completed');
     const open = copy.filter((r) => r.status === 'in-progress');
     expect(completed.length + open.length).toBe(REQUESTS);
+    expect(completed.length).toBeGreaterThanOrEqual(BEFORE);
+    expect(open.length).toBeGreaterThanOrEqual(AFTER);
     for (const r of completed) {
       const pdf = readFileSync(fileOf(restoredDir, r.signed_file_key!));
       expect(sha256(pdf)).toBe(r.signed_file_key);
