@@ -1,22 +1,25 @@
 import { Limits, StaffRoutes } from '@esign/contract';
-import { Admin, CustomRoutes, Notification, memoryStore } from 'react-admin';
+import { Admin, CustomRoutes, Notification, Resource, memoryStore } from 'react-admin';
 import { Navigate, Route } from 'react-router-dom';
+import { RequireAdmin } from './administration/RequireAdmin';
+import apiKeys from './api-keys';
 import { authProvider } from './authProvider';
 import { dataProvider } from './dataProvider';
+import deliveries from './deliveries';
+import drafts from './drafts';
+import { i18nProvider } from './i18n/provider';
 import StaffLayout from './layout/StaffLayout';
-import ClientList from './pages/ClientList';
-import Dashboard from './pages/Dashboard';
-import Drafts from './pages/Drafts';
-import MailSent from './pages/MailSent';
-import NotFound from './pages/NotFound';
 import Outbox from './outbox/Outbox';
-import RequestInitiate from './pages/RequestInitiate';
+import ClientList from './pages/ClientList';
+import NotFound from './pages/NotFound';
+import SetPassword from './pages/SetPassword';
 import SignIn from './pages/SignIn';
+import requests, { MailSent, RequestInitiate, RequestList, Upload } from './requests';
 import Settings from './settings/Settings';
-import Upload from './pages/Upload';
-import TemplateCreate from './templates/TemplateCreate';
-import TemplateList from './templates/TemplateList';
+import templates from './templates';
 import { theme } from './theme';
+import users from './users';
+import webhooks from './webhooks';
 
 const ToNotFound = () => <Navigate to={StaffRoutes.notFound} replace />;
 
@@ -24,9 +27,12 @@ const ToNotFound = () => <Navigate to={StaffRoutes.notFound} replace />;
 const ToastArea = () => <Notification autoHideDuration={Limits.toastMs} />;
 
 /**
- * The staff console. Routes are the specification's (section 2): public ones without a layout, staff ones inside
- * StaffLayout, which checks the session. react-admin's own /login page is off; the sign-in page is /sign-in.
- * The store lives in memory so that local storage only ever holds the session values of the specification.
+ * The staff console: react-admin resources (one folder each under src/, its index.ts spread into <Resource>) and the
+ * specification's screens (section 2) at their routes: public ones without a layout, staff ones inside StaffLayout,
+ * which checks the session. Where a route is not a resource's (the dashboard is the requests list, the creation flow
+ * is /request-initiate, /upload and /mail-sent) it is a custom route. react-admin's own /login page is off; the
+ * sign-in page is /sign-in. The store lives in memory so that local storage only ever holds the session values of the
+ * specification.
  */
 const App = () => (
   <Admin
@@ -35,6 +41,7 @@ const App = () => (
     layout={StaffLayout}
     authProvider={authProvider}
     dataProvider={dataProvider}
+    i18nProvider={i18nProvider}
     store={memoryStore()}
     loginPage={false}
     notification={ToastArea}
@@ -46,18 +53,30 @@ const App = () => (
       <Route path={StaffRoutes.signIn} element={<SignIn />} />
       <Route path={StaffRoutes.notFound} element={<NotFound />} />
       <Route path={StaffRoutes.list} element={<ClientList />} />
+      <Route path={StaffRoutes.setPassword} element={<SetPassword />} />
     </CustomRoutes>
     <CustomRoutes>
-      <Route path={StaffRoutes.dashboard} element={<Dashboard />} />
-      <Route path={StaffRoutes.drafts} element={<Drafts />} />
+      <Route path={StaffRoutes.dashboard} element={<RequestList />} />
       <Route path={StaffRoutes.requestInitiate} element={<RequestInitiate />} />
       <Route path={StaffRoutes.upload} element={<Upload />} />
       <Route path={StaffRoutes.mailSent} element={<MailSent />} />
-      <Route path={StaffRoutes.templates} element={<TemplateList />} />
-      <Route path={StaffRoutes.templateCreate} element={<TemplateCreate />} />
       <Route path={StaffRoutes.outbox} element={<Outbox />} />
-      <Route path={StaffRoutes.settings} element={<Settings />} />
+      <Route
+        path={StaffRoutes.settings}
+        element={
+          <RequireAdmin>
+            <Settings />
+          </RequireAdmin>
+        }
+      />
     </CustomRoutes>
+    <Resource name="requests" {...requests} />
+    <Resource name="drafts" {...drafts} />
+    <Resource name="templates" {...templates} />
+    <Resource name="users" {...users} />
+    <Resource name="api-keys" {...apiKeys} />
+    <Resource name="webhooks" {...webhooks} />
+    <Resource name="deliveries" {...deliveries} />
   </Admin>
 );
 

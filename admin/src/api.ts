@@ -1,5 +1,6 @@
 import { Headers as ApiHeaders, Messages } from '@esign/contract';
 import type { ErrorBody } from '@esign/contract';
+import { HttpError as RaHttpError } from 'react-admin';
 import { HttpError, NetworkError } from './http';
 import { readSession } from './session';
 
@@ -45,4 +46,18 @@ export function errorText(error: unknown, fallback: string = Messages.uploadFail
   if (error instanceof NetworkError) return Messages.connectionFailed;
   if (error instanceof HttpError && error.status < 500 && error.body?.message) return error.body.message;
   return fallback;
+}
+
+/**
+ * What any failed call shows: the API's own message for a 4xx, the catalogue's texts otherwise. Covers both the /v1
+ * client's errors (above) and react-admin's data provider errors (its own HttpError; a fetch that fails outright is a
+ * TypeError there).
+ */
+export function failureText(error: unknown, fallback: string = Messages.internalError): string {
+  if (error instanceof RaHttpError) {
+    const body = error.body as Partial<ErrorBody> | null | undefined;
+    return error.status < 500 && body?.message ? body.message : fallback;
+  }
+  if (error instanceof TypeError) return Messages.connectionFailed;
+  return errorText(error, fallback);
 }

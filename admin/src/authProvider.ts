@@ -1,5 +1,5 @@
 import { Messages, StaffRoutes } from '@esign/contract';
-import type { ConsumerResponse, KeyAuthResponse } from '@esign/contract';
+import type { ConsumerResponse, KeyAuthResponse, UserRole, WhoAmIResponse } from '@esign/contract';
 import type { AuthProvider } from 'react-admin';
 import { HttpError, NetworkError, apiKeyHeader, basicAuth, requestJson } from './http';
 import { clearSession, hasSession, readSession, saveSession } from './session';
@@ -80,7 +80,14 @@ export const authProvider: AuthProvider = {
     return { id: username, fullName: username };
   },
 
-  async getPermissions() {
-    return undefined;
+  /**
+   * The user's role (issue 22), from GET /api/whoami: 'admin' sees the administration, 'staff' does not (and the API
+   * refuses staff anyway). Without a session there is no role.
+   */
+  async getPermissions(): Promise<UserRole | undefined> {
+    const { api_key } = readSession();
+    if (!api_key) return undefined;
+    const who = await requestJson<WhoAmIResponse>('/api/whoami', { headers: apiKeyHeader(api_key) });
+    return who.role;
   },
 };

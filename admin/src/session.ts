@@ -30,8 +30,21 @@ export const hasSession = (): boolean => {
   return Boolean(username && api_key);
 };
 
-/** Sign-out and the sign-in page clear everything the console stored, not only the session keys. */
-export const clearSession = (): void => localStorage.clear();
+/**
+ * The console's language (issue 22), when it is not English. A preference of this browser, not session data: it
+ * outlives sign-out, so the sign-in page speaks it too.
+ */
+export const LANGUAGE_KEY = 'console_language';
+
+/**
+ * Sign-out and the sign-in page clear everything the console stored, not only the session keys; only the language
+ * chosen in the top bar stays.
+ */
+export const clearSession = (): void => {
+  const language = localStorage.getItem(LANGUAGE_KEY);
+  localStorage.clear();
+  if (language) localStorage.setItem(LANGUAGE_KEY, language);
+};
 
 /** The organisation whose logo a layout shows: the staff user's, or the client variant's (/list). */
 export const currentOrgId = (): string | null => localStorage.getItem('orgId') ?? localStorage.getItem('client_orgId');

@@ -18,22 +18,13 @@ import {
   type Catalogue,
   type RecipientLanguage,
 } from '@esign/contract';
+import { SCRIPT_OF } from './support/scripts';
 
 /**
  * The recipient side's catalogues (issue 22): one per language of RECIPIENT_LANGUAGES, each with exactly the English
  * catalogue's keys and, in each text, exactly its placeholders; English word for word the contract's constants.
  */
 
-/** The script each language is written in (a text of the catalogue must use it). */
-const SCRIPTS: Record<Exclude<RecipientLanguage, 'en'>, RegExp> = {
-  hi: /[\u0900-\u097F]/,
-  mr: /[\u0900-\u097F]/,
-  bn: /[\u0980-\u09FF]/,
-  gu: /[\u0A80-\u0AFF]/,
-  ta: /[\u0B80-\u0BFF]/,
-  te: /[\u0C00-\u0C7F]/,
-  kn: /[\u0C80-\u0CFF]/,
-};
 /** Texts that are names, codes or values only in every language (no word to translate). */
 const SCRIPTLESS = new Set(['page.methodDsc', 'page.refAndRequest', 'mail.senderAndOrg']);
 
@@ -58,7 +49,7 @@ describe('recipient catalogues', () => {
   );
 
   it.each(RECIPIENT_LANGUAGES.filter((l) => l !== 'en').map((l) => [l]))('%s is written in its own script', (l) => {
-    const script = SCRIPTS[l as Exclude<RecipientLanguage, 'en'>];
+    const script = SCRIPT_OF[l as Exclude<RecipientLanguage, 'en'>];
     const latinOnly = texts(CATALOGUES[l])
       .filter(([, text]) => !script.test(text))
       .map(([key]) => key);

@@ -24,6 +24,7 @@ import {
 import { SIGNERS, upload, uploadOk } from './support/requests';
 import { partyRow, tokensOf } from './support/signing';
 import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
+import { SCRIPT_OF } from './support/scripts';
 
 /**
  * A recipient's language (issue 22): `language` on each recipient of /v1/upload, kept on the party, shown to staff and
@@ -51,22 +52,12 @@ function messagesIn(language: RecipientLanguage, filename = 'lease-2026.pdf'): R
   };
 }
 
-const SCRIPT: Record<Exclude<RecipientLanguage, 'en'>, RegExp> = {
-  hi: /[\u0900-\u097F]/,
-  mr: /[\u0900-\u097F]/,
-  bn: /[\u0980-\u09FF]/,
-  gu: /[\u0A80-\u0AFF]/,
-  ta: /[\u0B80-\u0BFF]/,
-  te: /[\u0C00-\u0C7F]/,
-  kn: /[\u0C80-\u0CFF]/,
-};
-
 describe("a recipient's messages in the recipient's language", () => {
   it.each(RECIPIENT_LANGUAGES.map((l) => [l]))('%s: subject, text, HTML and SMS of every message', (language) => {
     const mail = CATALOGUES[language].mail;
     for (const m of Object.values(messagesIn(language))) {
       for (const part of [m.subject, m.text, m.html, m.sms]) {
-        if (language !== 'en') expect(part).toMatch(SCRIPT[language]);
+        if (language !== 'en') expect(part).toMatch(SCRIPT_OF[language]);
         expect(part).not.toMatch(/\{\w+\}/); // every placeholder filled
       }
       expect(m.text).toContain(fillText(mail.greeting, { name: 'Kavya Nair' }));
@@ -173,7 +164,7 @@ describe('the party language through the API', () => {
     );
     expect(hiMail.text).toContain(fillText(CATALOGUES.hi.mail.greeting, { name: SIGNERS[0].name }));
     const [taSms] = await outbox('+919123456789', 'invitation', 'sms');
-    expect(taSms.text).toMatch(SCRIPT.ta);
+    expect(taSms.text).toMatch(SCRIPT_OF.ta);
     expect(taSms.text).toContain(`Org ${orgId}`);
     expect(taSms.text).toMatch(/\/esign\/lang\/\d+\/2\?token=/);
 
@@ -190,7 +181,7 @@ describe('the party language through the API', () => {
     const [taOtp] = await outbox(SIGNERS[0].email, 'otp', 'email');
     expect(taOtp.subject).toBe(fillText(CATALOGUES.ta.mail.otpSubject, { file: 'normal.pdf' }));
     const [taOtpSms] = await outbox('+919876543210', 'otp', 'sms');
-    expect(taOtpSms.text).toMatch(SCRIPT.ta);
+    expect(taOtpSms.text).toMatch(SCRIPT_OF.ta);
     t.clock.advance(60);
     await t.http.get(`/v1/sendotp/${orgId}/${up.refId}/1`).set('x-sign-token', tokens[1]).expect(200);
     const [hiOtp] = await outbox(SIGNERS[0].email, 'otp', 'email');

@@ -11,7 +11,7 @@ import {
 import type { Organisation, OrganisationSettings, RequestListItem, UploadResponse } from '@esign/contract';
 import type { Locator, Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { fill, stagedBox } from '../../admin/src/placement/geometry';
+import { fill, stagedBox } from '../../admin/src/requests/placement/geometry';
 import {
   RECIPIENTS,
   apiKey,

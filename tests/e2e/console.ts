@@ -1,4 +1,4 @@
-import { Messages, StaffRoutes } from '@esign/contract';
+import { Limits, Messages, StaffRoutes } from '@esign/contract';
 import type { UploadResponse } from '@esign/contract';
 import type { Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
@@ -109,3 +109,20 @@ export async function processDraft(page: Page, refId: number): Promise<void> {
 }
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
+
+/** What the Initiate page leaves in local storage before it navigates to /upload. */
+export async function storeUpload(page: Page, upload: UploadResponse): Promise<void> {
+  const signers = upload.requests.filter((r) => !r.observer);
+  await page.evaluate(
+    (values) => Object.entries(values).forEach(([name, value]) => localStorage.setItem(name, value)),
+    {
+      upload_response: JSON.stringify(upload),
+      'file-url': upload['file-url'],
+      'total-pages': String(upload['total-pages']),
+      total_signatory: String(signers.length),
+      total_signatory_array: JSON.stringify(signers),
+      draggableHeight: String(Limits.pageHeightPoints),
+      refId: String(upload.refId),
+    },
+  );
+}

@@ -12,7 +12,7 @@ import type { DraftReference, FieldDefinition, FieldKind, TemplateView, UploadRe
 import type { Locator, Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { FieldTexts } from '../../admin/src/fields/texts';
-import { apiKey, choose, fillRecipient, RECIPIENTS, signInAsDemo } from './console';
+import { apiKey, choose, fillRecipient, RECIPIENTS, signInAsDemo, storeUpload } from './console';
 import { DEMO, expect, fixture, shot, test } from './fixtures';
 
 /**
@@ -60,23 +60,6 @@ async function uploadDraft(page: Page): Promise<UploadResponse> {
   });
   expect(response.status()).toBe(200);
   return (await response.json()) as UploadResponse;
-}
-
-/** What the Initiate page leaves in local storage before it navigates to /upload. */
-async function storeUpload(page: Page, upload: UploadResponse): Promise<void> {
-  const signers = upload.requests.filter((r) => !r.observer);
-  await page.evaluate(
-    (values) => Object.entries(values).forEach(([name, value]) => localStorage.setItem(name, value)),
-    {
-      upload_response: JSON.stringify(upload),
-      'file-url': upload['file-url'],
-      'total-pages': String(upload['total-pages']),
-      total_signatory: String(signers.length),
-      total_signatory_array: JSON.stringify(signers),
-      draggableHeight: String(Limits.pageHeightPoints),
-      refId: String(upload.refId),
-    },
-  );
 }
 
 async function reference(page: Page, refId: number): Promise<DraftReference[]> {

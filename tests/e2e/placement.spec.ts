@@ -17,8 +17,8 @@ import {
   stagedBox,
   toRectangle,
   DEFAULT_BOX,
-} from '../../admin/src/placement/geometry';
-import { signInAsDemo as signIn } from './console';
+} from '../../admin/src/requests/placement/geometry';
+import { signInAsDemo as signIn, storeUpload } from './console';
 import { DEMO, expect, fixture, shot, storage, test } from './fixtures';
 
 const SIGNERS = [
@@ -66,23 +66,6 @@ async function uploadDraft(page: Page, apiKey: string, file = 'american_flag.pdf
   });
   expect(response.status()).toBe(200);
   return (await response.json()) as UploadResponse;
-}
-
-/** What the Initiate page leaves in local storage before it navigates to /upload. */
-async function storeUpload(page: Page, upload: UploadResponse): Promise<void> {
-  const signers = upload.requests.filter((r) => !r.observer);
-  await page.evaluate(
-    (values) => Object.entries(values).forEach(([name, value]) => localStorage.setItem(name, value)),
-    {
-      upload_response: JSON.stringify(upload),
-      'file-url': upload['file-url'],
-      'total-pages': String(upload['total-pages']),
-      total_signatory: String(signers.length),
-      total_signatory_array: JSON.stringify(signers),
-      draggableHeight: String(Limits.pageHeightPoints),
-      refId: String(upload.refId),
-    },
-  );
 }
 
 const box = (page: Page, order: number): Locator =>

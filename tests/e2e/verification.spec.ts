@@ -1,73 +1,8 @@
 import { Messages, StaffRoutes } from '@esign/contract';
-import type { RequestListItem } from '@esign/contract';
-import type { APIRequestContext } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { apiKey, signInAsDemo } from './console';
 import { DEMO, expect, fixture, shot, test } from './fixtures';
-
-/** A 1×1 transparent PNG, as the signature pad would post a drawing. */
-const PNG =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
-
-/** Sends us_constitution.pdf to one e-Signature signer (no OTP) and signs it through the recipient's calls. */
-async function completedRequest(request: APIRequestContext, key: string, name: string): Promise<number> {
-  const ok = async <T = unknown>(res: Awaited<ReturnType<APIRequestContext['get']>>): Promise<T> => {
-    expect(res.ok(), `${res.url()} answered ${res.status()}: ${await res.text()}`).toBe(true);
-    return (await res.json()) as T;
-  };
-  const up = await ok<{ refId: number }>(
-    await request.post('/v1/upload', {
-      headers: { apikey: key },
-      multipart: {
-        data: JSON.stringify([
-          {
-            name,
-            email: 'kavya@example.in',
-            phoneNumber: '9876501234',
-            observer: false,
-            signature_type: 'e-Signature',
-          },
-        ]),
-        checkOrder: 'false',
-        otpRequired: 'false',
-        orgId: DEMO.orgId,
-        file: {
-          name: 'us_constitution.pdf',
-          mimeType: 'application/pdf',
-          buffer: readFileSync(fixture('pdfs', 'us_constitution.pdf')),
-        },
-      },
-    }),
-  );
-  const refId = up.refId;
-  await ok(
-    await request.post('/v1/process', {
-      headers: { apikey: key },
-      data: { orgId: DEMO.orgId, data: [{ refId, order: 1, pageNo: [1] }] },
-    }),
-  );
-  const item = await ok<RequestListItem>(await request.get(`/api/requests/${refId}`, { headers: { apikey: key } }));
-  const token = new URL(item.data[0].sign_url as string).searchParams.get('token') as string;
-  const t = { 'x-sign-token': token };
-  const base = `${DEMO.orgId}/${refId}/1`;
-  const { request: signing } = await ok<{ request: { requestId: string } }>(
-    await request.get(`/v1/reference/${base}`, { headers: t }),
-  );
-  const requestId = signing.requestId;
-  await ok(await request.post(`/v1/signer_details/${base}`, { headers: t, data: { status: 'opened' } }));
-  await ok(await request.post(`/v1/signer_details/${base}`, { headers: t, data: { status: 'signing' } }));
-  await ok(await request.get(`/v1/init/${DEMO.orgId}/${requestId}?method=2`, { headers: t }));
-  await ok(await request.post(`/v1/esignature/${DEMO.orgId}/${requestId}`, { headers: t, data: { file: PNG } }));
-  await expect
-    .poll(
-      async () =>
-        ((await (await request.get(`/api/requests/${refId}`, { headers: { apikey: key } })).json()) as RequestListItem)
-          .request_status,
-      { timeout: 60_000 },
-    )
-    .toBe('completed');
-  return refId;
-}
+import { completedRequest } from './support/requests';
 
 test.describe('the verification report from the console', () => {
   test("a completed request's expanded row offers 'Verification report', which opens the report", async ({

@@ -5,7 +5,7 @@ import { forwardRef, useRef, useState } from 'react';
 import type { KeyboardEvent, PointerEvent } from 'react';
 import { moveFieldBox, resizeFieldBox, shownLabel } from './model';
 import type { FieldBox, PlacedField } from './model';
-import { FieldTexts } from './texts';
+import { useText } from '../i18n/useText';
 
 const ARROWS: Record<string, [number, number]> = {
   ArrowLeft: [-1, 0],
@@ -95,6 +95,7 @@ const FieldBoxView = ({
   onChange: (field: PlacedField) => void;
   onRemove: (id: string) => void;
 }) => {
+  const t = useText();
   const gesture = useRef<Gesture | null>(null);
   const [live, setLive] = useState<FieldBox | null>(null);
   const box = live ?? field.box;
@@ -183,7 +184,7 @@ const FieldBoxView = ({
       data-active={active ? 'true' : 'false'}
       data-selected={selected ? 'true' : 'false'}
       role={active ? 'button' : undefined}
-      aria-label={FieldTexts.boxName(label, owner)}
+      aria-label={t('console.fields.boxName', { label, owner })}
       aria-pressed={active ? selected : undefined}
       tabIndex={active ? 0 : -1}
       onFocus={() => active && onSelect(field.id)}
@@ -233,7 +234,7 @@ const FieldBoxView = ({
         <Box
           data-testid="field-resize"
           aria-hidden
-          title={FieldTexts.resize}
+          title={t('console.fields.resize')}
           onPointerDown={(event) => start(event, true)}
           {...gestureHandlers}
           sx={{

@@ -4,7 +4,7 @@ import { Box, Button, Typography } from '@mui/material';
 import { alpha } from '@mui/material/styles';
 import { useRef, useState } from 'react';
 import type { PointerEvent } from 'react';
-import { FieldTexts } from './texts';
+import { useMessageText, useText } from '../i18n/useText';
 
 /** The palette's kinds, in this order: the signature box comes first on the page already, so an extra one is last. */
 export const PALETTE_KINDS: readonly FieldKind[] = [
@@ -44,6 +44,8 @@ const FieldPalette = ({
   disabled?: boolean;
   onPlace: (kind: FieldKind, client?: { x: number; y: number }) => void;
 }) => {
+  const t = useText();
+  const messageText = useMessageText();
   const press = useRef<Press | null>(null);
   const [ghost, setGhost] = useState<{ kind: FieldKind; x: number; y: number } | null>(null);
 
@@ -80,10 +82,10 @@ const FieldPalette = ({
   return (
     <Box data-testid="field-palette">
       <Typography variant="subtitle2" component="h3" sx={{ fontWeight: 700 }}>
-        {FieldTexts.paletteHeading}
+        {t('console.fields.paletteHeading')}
       </Typography>
       <Typography variant="caption" color="text.secondary" component="p" sx={{ mb: 1 }}>
-        {FieldTexts.paletteHint}
+        {t('console.fields.paletteHint')}
       </Typography>
       <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 0.75 }}>
         {PALETTE_KINDS.map((kind) => (
@@ -94,7 +96,7 @@ const FieldPalette = ({
             disabled={disabled}
             data-testid="field-kind"
             data-kind={kind}
-            aria-label={FieldTexts.addKind(FIELD_KIND_LABELS[kind])}
+            aria-label={t('console.fields.addKind', { kind: messageText(FIELD_KIND_LABELS[kind]) })}
             onPointerDown={down(kind)}
             onPointerMove={move}
             onPointerUp={up}
@@ -111,7 +113,7 @@ const FieldPalette = ({
               '&:hover': { borderColor: colour, bgcolor: alpha(colour, 0.08) },
             }}
           >
-            {FIELD_KIND_LABELS[kind]}
+            {messageText(FIELD_KIND_LABELS[kind])}
           </Button>
         ))}
       </Box>
@@ -132,7 +134,7 @@ const FieldPalette = ({
             zIndex: 2000,
           }}
         >
-          {FIELD_KIND_LABELS[ghost.kind]}
+          {messageText(FIELD_KIND_LABELS[ghost.kind])}
         </Box>
       )}
     </Box>

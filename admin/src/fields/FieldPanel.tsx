@@ -6,7 +6,7 @@ import { useState } from 'react';
 import FieldValueInput from './FieldValueInput';
 import { EDITABLE_KINDS, PATTERN_NAMES, PREFILL_KINDS, isChoice, patternChoice } from './model';
 import type { PlacedField } from './model';
-import { FieldTexts } from './texts';
+import { useMessageText, useText } from '../i18n/useText';
 
 const PLACEHOLDER_KINDS = ['text', 'number', 'name', 'initials', 'dropdown'];
 
@@ -33,6 +33,8 @@ const FieldPanel = ({
   onRemove: () => void;
   onCopyToEveryPage?: () => void;
 }) => {
+  const t = useText();
+  const messageText = useMessageText();
   const [optionsText, setOptionsText] = useState(() => (field.options ?? []).join('\n'));
   const [choice, setChoice] = useState(() => patternChoice(field.pattern));
   const set = (change: Partial<PlacedField>) => onChange({ ...field, ...change });
@@ -47,14 +49,14 @@ const FieldPanel = ({
       sx={{ borderLeft: `4px solid ${colour}`, pl: 1.5 }}
     >
       <Typography variant="subtitle2" component="h3" sx={{ fontWeight: 700 }}>
-        {FieldTexts.panelHeading}: {FIELD_KIND_LABELS[kind]}{' '}
+        {t('console.fields.panelHeading')}: {messageText(FIELD_KIND_LABELS[kind])}{' '}
         <Typography component="span" variant="caption" color="text.secondary">
           ({field.id}, p. {field.page})
         </Typography>
       </Typography>
       <TextField
         size="small"
-        label={FieldTexts.label}
+        label={t('console.fields.label')}
         value={field.label ?? ''}
         disabled={disabled}
         onChange={(event) => set({ label: event.target.value })}
@@ -70,13 +72,13 @@ const FieldPanel = ({
               onChange={(event) => set({ required: event.target.checked })}
             />
           }
-          label={FieldTexts.required}
+          label={t('console.fields.required')}
         />
       )}
       {PLACEHOLDER_KINDS.includes(kind) && (
         <TextField
           size="small"
-          label={FieldTexts.placeholder}
+          label={t('console.fields.placeholder')}
           value={field.placeholder ?? ''}
           disabled={disabled}
           onChange={(event) => set({ placeholder: event.target.value })}
@@ -88,7 +90,7 @@ const FieldPanel = ({
           <TextField
             size="small"
             type="number"
-            label={FieldTexts.maxLength}
+            label={t('console.fields.maxLength')}
             value={field.maxLength ?? ''}
             disabled={disabled}
             placeholder={String(FieldLimits.defaultTextMaxLength)}
@@ -98,7 +100,7 @@ const FieldPanel = ({
           <TextField
             select
             size="small"
-            label={FieldTexts.pattern}
+            label={t('console.fields.pattern')}
             value={choice}
             disabled={disabled}
             onChange={(event) => {
@@ -109,18 +111,18 @@ const FieldPanel = ({
             }}
             slotProps={{ htmlInput: { 'data-testid': 'field-pattern' } }}
           >
-            <MenuItem value="">{FieldTexts.patternNone}</MenuItem>
+            <MenuItem value="">{t('console.fields.patternNone')}</MenuItem>
             {PATTERN_NAMES.map((name) => (
               <MenuItem key={name} value={name}>
                 {name}
               </MenuItem>
             ))}
-            <MenuItem value="custom">{FieldTexts.patternCustom}</MenuItem>
+            <MenuItem value="custom">{t('console.fields.patternCustom')}</MenuItem>
           </TextField>
           {choice === 'custom' && (
             <TextField
               size="small"
-              label={FieldTexts.patternExpression}
+              label={t('console.fields.patternExpression')}
               value={field.pattern ?? ''}
               disabled={disabled}
               onChange={(event) => set({ pattern: event.target.value })}
@@ -130,7 +132,7 @@ const FieldPanel = ({
           {choice !== '' && (
             <TextField
               size="small"
-              label={FieldTexts.patternMessage}
+              label={t('console.fields.patternMessage')}
               value={field.patternMessage ?? ''}
               placeholder={named?.message}
               disabled={disabled}
@@ -149,7 +151,7 @@ const FieldPanel = ({
           multiline
           minRows={2}
           maxRows={8}
-          label={FieldTexts.options}
+          label={t('console.fields.options')}
           value={optionsText}
           disabled={disabled}
           onChange={(event) => {
@@ -175,14 +177,14 @@ const FieldPanel = ({
               onChange={(event) => set({ editable: event.target.checked })}
             />
           }
-          label={FieldTexts.editable}
+          label={t('console.fields.editable')}
         />
       )}
       {PREFILL_KINDS.includes(kind) && (
         <FieldValueInput
           field={field}
           value={field.value}
-          label={kind === 'checkbox' ? FieldTexts.checked : FieldTexts.value}
+          label={kind === 'checkbox' ? t('console.fields.checked') : t('console.fields.value')}
           disabled={disabled}
           testId="field-value"
           onChange={(value) => set({ value })}
@@ -198,7 +200,7 @@ const FieldPanel = ({
         </Box>
       )}
       <Typography variant="caption" color="text.secondary">
-        {FieldTexts.keyboardHint}
+        {t('console.fields.keyboardHint')}
       </Typography>
       <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1 }}>
         {onCopyToEveryPage && (
@@ -209,11 +211,11 @@ const FieldPanel = ({
             disabled={disabled}
             onClick={onCopyToEveryPage}
           >
-            {FieldTexts.copyToEveryPage}
+            {t('console.fields.copyToEveryPage')}
           </Button>
         )}
         <Button size="small" color="error" startIcon={<DeleteOutlineIcon />} disabled={disabled} onClick={onRemove}>
-          {FieldTexts.remove}
+          {t('console.fields.remove')}
         </Button>
       </Box>
     </Stack>

@@ -5,8 +5,8 @@ import FieldLayer from './FieldLayer';
 import FieldPalette from './FieldPalette';
 import FieldPanel from './FieldPanel';
 import type { PlacedField } from './model';
-import { FieldTexts } from './texts';
 import type { FieldEditor } from './useFieldEditor';
+import { useText } from '../i18n/useText';
 
 /**
  * The side of the page: whom the fields are for (and, in the template editor, the role picker: `before`), the
@@ -28,6 +28,7 @@ export const FieldTools = ({
   /** Kept in view while the page scrolls (beside a tall page). */
   sticky?: boolean;
 }) => {
+  const t = useText();
   const { selected } = editor;
   return (
     <Paper
@@ -50,11 +51,16 @@ export const FieldTools = ({
           disabled={disabled}
           onChange={editor.change}
           onRemove={() => editor.remove(selected.id)}
-          onCopyToEveryPage={() => editor.setNotice(FieldTexts.copied(editor.copyToEveryPage()))}
+          onCopyToEveryPage={() => {
+            const count = editor.copyToEveryPage();
+            editor.setNotice(
+              count ? t('console.fields.copied', { smart_count: count }) : t('console.fields.copiedNone'),
+            );
+          }}
         />
       ) : (
         <Typography variant="body2" color="text.secondary">
-          {FieldTexts.noFieldSelected}
+          {t('console.fields.noFieldSelected')}
         </Typography>
       )}
       {editor.notice && (

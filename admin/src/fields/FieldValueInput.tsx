@@ -1,7 +1,7 @@
 import { checkFieldValue } from '@esign/contract';
 import { Checkbox, FormControlLabel, MenuItem, TextField } from '@mui/material';
 import type { PlacedField } from './model';
-import { FieldTexts } from './texts';
+import { useText } from '../i18n/useText';
 
 /**
  * A value filled in before sending, as its kind takes it: text or a number typed, a checkbox ticked ('true' or
@@ -23,6 +23,7 @@ const FieldValueInput = ({
   onChange: (value: string | null) => void;
   testId?: string;
 }) => {
+  const t = useText();
   if (field.kind === 'checkbox')
     return (
       <FormControlLabel
@@ -54,7 +55,7 @@ const FieldValueInput = ({
         slotProps={{ htmlInput: { 'data-testid': testId } }}
       >
         <MenuItem value="">
-          <em>{FieldTexts.valueNone}</em>
+          <em>{t('console.fields.valueNone')}</em>
         </MenuItem>
         {(field.options ?? []).map((option) => (
           <MenuItem key={option} value={option}>

@@ -1,6 +1,6 @@
 import type { TemplateFieldAnnotation, TemplateFieldType } from '@esign/contract';
 import { Checkbox, FormControlLabel, MenuItem, TextField } from '@mui/material';
-import { FieldTexts } from './texts';
+import { useText } from '../i18n/useText';
 
 /** One form field of a PDF (its widgets grouped by name): its type and, for a radio group, its options. */
 export interface FormFieldGroup {
@@ -39,7 +39,8 @@ const FormFieldValueInput = ({
   disabled?: boolean;
   onChange: (value: string | boolean) => void;
 }) => {
-  const label = FieldTexts.formFieldValue(group.name);
+  const t = useText();
+  const label = t('console.fields.formFieldValue', { name: group.name });
   if (group.type === 'checkbox-field')
     return (
       <FormControlLabel
@@ -68,7 +69,7 @@ const FormFieldValueInput = ({
         onChange={(event) => onChange(event.target.value)}
       >
         <MenuItem value="">
-          <em>{FieldTexts.valueNone}</em>
+          <em>{t('console.fields.valueNone')}</em>
         </MenuItem>
         {group.options.map((option) => (
           <MenuItem key={option} value={option}>

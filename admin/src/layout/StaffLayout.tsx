@@ -1,4 +1,4 @@
-import { Messages, StaffRoutes } from '@esign/contract';
+import { StaffRoutes } from '@esign/contract';
 import DashboardIcon from '@mui/icons-material/Dashboard';
 import DraftsIcon from '@mui/icons-material/Drafts';
 import LogoutIcon from '@mui/icons-material/Logout';
@@ -7,19 +7,33 @@ import { Box, Button } from '@mui/material';
 import type { ReactNode } from 'react';
 import { AppBar, Layout, LoadingIndicator, Menu, useLogout } from 'react-admin';
 import { Navigate, useLocation } from 'react-router-dom';
-import { OrganisationProvider } from '../organisation/OrganisationContext';
+import { useIsAdmin } from '../administration/RequireAdmin';
+import apiKeys from '../api-keys';
+import deliveries from '../deliveries';
+import { useText } from '../i18n/useText';
+import { OrganisationProvider, useOrganisation } from '../organisation/OrganisationContext';
 import { isStaffPath } from '../routes';
 import { currentOrgId, hasSession } from '../session';
+import users from '../users';
+import webhooks from '../webhooks';
+import LanguageSwitch from './LanguageSwitch';
 import OrgLogo from './OrgLogo';
 import { useInactivityLogout } from './useInactivityLogout';
 
 const SignOutButton = () => {
   const logout = useLogout();
+  const t = useText();
   return (
     <Button color="inherit" startIcon={<LogoutIcon />} onClick={() => void logout({}, undefined, false)}>
-      {Messages.signOut}
+      {t('esign.signOut')}
     </Button>
   );
+};
+
+/** The logo, read again after an administrator uploads a new one on /settings. */
+const TopBarLogo = () => {
+  const { logoVersion } = useOrganisation();
+  return <OrgLogo orgId={currentOrgId()} height={32} version={logoVersion ? String(logoVersion) : undefined} />;
 };
 
 const StaffAppBar = () => (
@@ -28,6 +42,7 @@ const StaffAppBar = () => (
     userMenu={false}
     toolbar={
       <>
+        <LanguageSwitch />
         <LoadingIndicator />
         <SignOutButton />
       </>
@@ -35,25 +50,60 @@ const StaffAppBar = () => (
   >
     <Box sx={{ flex: 1, display: 'flex', alignItems: 'center', py: 0.5 }}>
       <Box sx={{ bgcolor: 'common.white', borderRadius: 1, px: 1, py: 0.5 }}>
-        <OrgLogo orgId={currentOrgId()} height={32} />
+        <TopBarLogo />
       </Box>
     </Box>
   </AppBar>
 );
 
-const StaffMenu = () => (
-  <Menu>
-    <Menu.Item to={StaffRoutes.dashboard} primaryText={Messages.navDashboard} leftIcon={<DashboardIcon />} />
-    <Menu.Item to={StaffRoutes.drafts} primaryText={Messages.navDrafts} leftIcon={<DraftsIcon />} />
-    <Menu.Item to={StaffRoutes.settings} primaryText={Messages.navSettings} leftIcon={<SettingsIcon />} />
-  </Menu>
-);
+/**
+ * The sidebar: Dashboard and Drafts (the specification's), and for an administrator the administration (users, API
+ * keys, webhooks, deliveries, settings). Staff see none of it.
+ */
+const StaffMenu = () => {
+  const t = useText();
+  const { isAdmin } = useIsAdmin();
+  return (
+    <Menu>
+      <Menu.Item to={StaffRoutes.dashboard} primaryText={t('esign.navDashboard')} leftIcon={<DashboardIcon />} />
+      <Menu.Item to={StaffRoutes.drafts} primaryText={t('esign.navDrafts')} leftIcon={<DraftsIcon />} />
+      {isAdmin && (
+        <>
+          <Menu.Item to={StaffRoutes.users} primaryText={t('console.layout.users')} leftIcon={<users.icon />} />
+          <Menu.Item to={StaffRoutes.apiKeys} primaryText={t('console.layout.apiKeys')} leftIcon={<apiKeys.icon />} />
+          <Menu.Item
+            to={StaffRoutes.webhooks}
+            primaryText={t('console.layout.webhooks')}
+            leftIcon={<webhooks.icon />}
+          />
+          <Menu.Item
+            to={StaffRoutes.deliveries}
+            primaryText={t('console.layout.deliveries')}
+            leftIcon={<deliveries.icon />}
+          />
+          <Menu.Item to={StaffRoutes.settings} primaryText={t('esign.navSettings')} leftIcon={<SettingsIcon />} />
+        </>
+      )}
+    </Menu>
+  );
+};
 
 const SignedInLayout = ({ children }: { children: ReactNode }) => {
   useInactivityLogout();
   return (
     <OrganisationProvider>
-      <Layout appBar={StaffAppBar} menu={StaffMenu}>
+      {/*
+        A table wider than the page scrolls inside its grid, never the whole page under the sidebar: the grid's wrapper
+        takes the width it is given (contain: its columns do not widen the page) and scrolls what does not fit.
+      */}
+      <Layout
+        appBar={StaffAppBar}
+        menu={StaffMenu}
+        sx={{
+          '& .RaLayout-content, & .RaShow-card, & .RaEdit-card, & .RaCreate-card, & .RaList-content': { minWidth: 0 },
+          '& .RaDatagrid-tableWrapper': { overflowX: 'auto', contain: 'inline-size' },
+        }}
+      >
         {children}
       </Layout>
     </OrganisationProvider>
@@ -61,8 +111,8 @@ const SignedInLayout = ({ children }: { children: ReactNode }) => {
 };
 
 /**
- * The staff layout: sidebar (Dashboard, Drafts, Settings), top bar with the logo and sign-out; for a stored session.
- * The organisation's settings are read once here and shared with every staff page (OrganisationProvider).
+ * The staff layout: sidebar, top bar with the logo, the language and sign-out; for a stored session. The
+ * organisation's settings are read once here and shared with every staff page (OrganisationProvider).
  * An unknown address goes to /not-found before any session check, so it never turns into a sign-in prompt.
  * The session check is the same as authProvider.checkAuth, done synchronously so nothing flashes before the redirect
  * and the redirect replaces the history entry. A key the server no longer accepts is caught by checkError (401).

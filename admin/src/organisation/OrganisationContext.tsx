@@ -17,6 +17,9 @@ interface OrganisationState {
   setOrganisation: (organisation: Organisation) => void;
   /** Reads them again (the settings page, which edits them: another user may have changed them meanwhile). */
   refresh: () => Promise<void>;
+  /** How many logos were uploaded in this session: the top bar reads the logo again when it changes. */
+  logoVersion: number;
+  logoChanged: () => void;
 }
 
 const OrganisationContext = createContext<OrganisationState>({
@@ -25,6 +28,8 @@ const OrganisationContext = createContext<OrganisationState>({
   error: null,
   setOrganisation: () => undefined,
   refresh: async () => undefined,
+  logoVersion: 0,
+  logoChanged: () => undefined,
 });
 
 /**
@@ -35,6 +40,8 @@ export const OrganisationProvider = ({ children }: { children: ReactNode }) => {
   const [organisation, setOrganisation] = useState<Organisation | null>(null);
   const [settled, setSettled] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [logoVersion, setLogoVersion] = useState(0);
+  const logoChanged = useCallback(() => setLogoVersion((version) => version + 1), []);
 
   const live = useRef(true);
   const refresh = useCallback(async () => {
@@ -64,8 +71,8 @@ export const OrganisationProvider = ({ children }: { children: ReactNode }) => {
     setSettled(true);
   }, []);
   const value = useMemo(
-    () => ({ organisation, settled, error, setOrganisation: replace, refresh }),
-    [organisation, settled, error, replace, refresh],
+    () => ({ organisation, settled, error, setOrganisation: replace, refresh, logoVersion, logoChanged }),
+    [organisation, settled, error, replace, refresh, logoVersion, logoChanged],
   );
   return <OrganisationContext.Provider value={value}>{children}</OrganisationContext.Provider>;
 };

@@ -1,10 +1,10 @@
-import { Messages } from '@esign/contract';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import { Box, Button, Card, CardContent, Chip, Link, Stack, TextField, Typography } from '@mui/material';
 import { Fragment, useCallback, useEffect, useState } from 'react';
 import NoData from '../components/NoData';
 import PageHeading from '../components/PageHeading';
 import { useFormatTime } from '../organisation/OrganisationContext';
+import { useText } from '../i18n/useText';
 
 interface OutboxEntry {
   id: number;
@@ -40,6 +40,7 @@ const Linked = ({ text }: { text: string }) => (
  * other messages are kept here instead of being sent, so a person trying the product can follow a request through.
  */
 const Outbox = () => {
+  const t = useText();
   const [to, setTo] = useState('');
   const [entries, setEntries] = useState<OutboxEntry[] | null>(null);
   const [unavailable, setUnavailable] = useState(false);
@@ -64,14 +65,19 @@ const Outbox = () => {
   return (
     <Card sx={{ my: 2 }}>
       <CardContent>
-        <PageHeading title={Messages.outboxHeading}>
-          <TextField size="small" label="Recipient" value={to} onChange={(e) => setTo(e.target.value)} />
+        <PageHeading title={t('esign.outboxHeading')}>
+          <TextField
+            size="small"
+            label={t('console.outbox.recipient')}
+            value={to}
+            onChange={(e) => setTo(e.target.value)}
+          />
           <Button startIcon={<RefreshIcon />} onClick={() => void load()}>
-            Refresh
+            {t('console.common.refresh')}
           </Button>
         </PageHeading>
-        {unavailable && <Typography color="error">The outbox is not available on this server.</Typography>}
-        {entries && entries.length === 0 && <NoData text={Messages.outboxEmpty} />}
+        {unavailable && <Typography color="error">{t('console.outbox.unavailable')}</Typography>}
+        {entries && entries.length === 0 && <NoData text={t('esign.outboxEmpty')} />}
         <Stack spacing={2}>
           {entries?.map((m) => (
             <Box
@@ -90,7 +96,7 @@ const Outbox = () => {
                   {m.to}
                 </Typography>
                 <Typography variant="caption" color="text.secondary">
-                  {formatTime(m.createdAt)} {m.refId ? `· Ref ID ${m.refId}` : ''}
+                  {formatTime(m.createdAt)} {m.refId ? `· ${t('console.outbox.refId', { refId: m.refId })}` : ''}
                 </Typography>
               </Box>
               {m.subject && <Typography sx={{ fontWeight: 600 }}>{m.subject}</Typography>}

@@ -1,208 +1,40 @@
-import { Messages, SIGNATURE_LEVELS, formatDateTime } from '@esign/contract';
+import { SIGNATURE_LEVELS } from '@esign/contract';
 import type { Organisation, SignatureLevel } from '@esign/contract';
 import SaveIcon from '@mui/icons-material/Save';
-import {
-  Autocomplete,
-  Box,
-  Button,
-  Card,
-  CardContent,
-  Divider,
-  FormControlLabel,
-  FormHelperText,
-  MenuItem,
-  Slider,
-  Stack,
-  Switch,
-  TextField,
-  Typography,
-} from '@mui/material';
-import type { FormEvent, ReactNode } from 'react';
-import { useEffect, useId, useMemo, useState } from 'react';
+import { Box, Button, Card, CardContent, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import type { FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNotify } from 'react-admin';
 import { errorText, v1 } from '../api';
 import PageHeading from '../components/PageHeading';
 import WaitBackdrop from '../components/WaitBackdrop';
+import type { TextKey } from '../i18n/catalogue';
+import { useMessageText, useText } from '../i18n/useText';
 import { organisationPath, useOrganisation } from '../organisation/OrganisationContext';
-import { fill } from '../placement/geometry';
 import {
-  THRESHOLD,
   changedFields,
-  roundThreshold,
-  timeZoneOptions,
   toForm,
   validateSettings,
   type SettingsFlag,
   type SettingsForm,
   type SettingsLink,
 } from './form';
+import OrganisationSection from './OrganisationSection';
+import RequestDefaults from './RequestDefaults';
+import { INDENT, LinkRow, Section, SwitchRow, ThresholdRow, TimeZoneRow } from './rows';
+import SealSection from './SealSection';
 
 /**
- * Where a switch's label starts (the switch is 58 px wide, FormControlLabel pulls it 11 px left): helper texts and the
- * settings that depend on a switch line up with it. Padding, not margin: Stack resets its children's margins.
- */
-const INDENT = '47px';
-
-/** One setting: a switch, its label and what it does for the signer. */
-const SwitchRow = ({
-  label,
-  help,
-  note,
-  checked,
-  disabled,
-  onChange,
-}: {
-  label: string;
-  help: string;
-  note?: string;
-  checked: boolean;
-  disabled?: boolean;
-  onChange: (checked: boolean) => void;
-}) => {
-  const helpId = useId();
-  return (
-    <Box>
-      <FormControlLabel
-        disabled={disabled}
-        control={
-          <Switch
-            checked={checked}
-            onChange={(e) => onChange(e.target.checked)}
-            slotProps={{ input: { 'aria-describedby': helpId } }}
-          />
-        }
-        label={label}
-      />
-      <FormHelperText id={helpId} sx={{ mx: 0, mt: 0, pl: INDENT }}>
-        {help}
-        {note && ` ${note}`}
-      </FormHelperText>
-    </Box>
-  );
-};
-
-const ThresholdRow = ({
-  value,
-  disabled,
-  onChange,
-}: {
-  value: number;
-  disabled: boolean;
-  onChange: (value: number) => void;
-}) => {
-  const labelId = useId();
-  const helpId = useId();
-  return (
-    <Box sx={{ pl: INDENT }} data-testid="threshold">
-      <Box sx={{ display: 'flex', gap: 1, color: disabled ? 'text.disabled' : 'text.primary' }}>
-        <Typography id={labelId}>{Messages.settingsLiveVideoThreshold}</Typography>
-        <Typography sx={{ fontWeight: 700 }} data-testid="threshold-value">
-          {value.toFixed(2)}
-        </Typography>
-      </Box>
-      <Slider
-        aria-labelledby={labelId}
-        sx={{ maxWidth: 420, display: 'block' }}
-        value={value}
-        min={THRESHOLD.min}
-        max={THRESHOLD.max}
-        step={THRESHOLD.step}
-        marks={[THRESHOLD.min, THRESHOLD.default, THRESHOLD.max].map((v) => ({ value: v, label: String(v) }))}
-        valueLabelDisplay="auto"
-        disabled={disabled}
-        onChange={(_e, next) => onChange(roundThreshold(next as number))}
-        slotProps={{ input: { 'aria-describedby': helpId } }}
-      />
-      <FormHelperText id={helpId} sx={{ mx: 0, mt: 0 }}>
-        {Messages.settingsLiveVideoThresholdHelp}
-        {disabled && ` ${Messages.settingsLiveVideoThresholdOff}`}
-      </FormHelperText>
-    </Box>
-  );
-};
-
-const Section = ({ title, intro, children }: { title: string; intro: string; children: ReactNode }) => (
-  <Box component="section" sx={{ mb: 3 }}>
-    <Typography component="h2" variant="h6">
-      {title}
-    </Typography>
-    <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-      {intro}
-    </Typography>
-    <Stack spacing={2} divider={<Divider flexItem />}>
-      {children}
-    </Stack>
-  </Box>
-);
-
-/** A link of the DSC panel: a web address, or nothing. */
-const LinkRow = ({
-  label,
-  help,
-  value,
-  problem,
-  onChange,
-}: {
-  label: string;
-  help: string;
-  value: string;
-  problem?: string;
-  onChange: (value: string) => void;
-}) => (
-  <TextField
-    label={label}
-    value={value}
-    type="url"
-    inputMode="url"
-    placeholder="https://"
-    fullWidth
-    error={Boolean(problem)}
-    helperText={problem ?? help}
-    onChange={(e) => onChange(e.target.value)}
-    slotProps={{ htmlInput: { maxLength: 2048, spellCheck: false } }}
-    sx={{ maxWidth: 640 }}
-  />
-);
-
-/** The time zone every time is written in, picked from the browser's list, with what a time looks like in it now. */
-const TimeZoneRow = ({
-  value,
-  problem,
-  onChange,
-}: {
-  value: string;
-  problem?: string;
-  onChange: (value: string) => void;
-}) => {
-  const options = useMemo(() => timeZoneOptions(value), [value]);
-  const example = problem ? '' : fill(Messages.settingsTimeZoneExample, { time: formatDateTime(new Date(), value) });
-  return (
-    <Autocomplete
-      options={options}
-      value={value || null}
-      onChange={(_event, zone) => onChange(zone ?? '')}
-      autoHighlight
-      sx={{ maxWidth: 420 }}
-      renderInput={(params) => (
-        <TextField
-          {...params}
-          label={Messages.settingsTimeZone}
-          error={Boolean(problem)}
-          helperText={problem ?? example}
-          slotProps={{ formHelperText: { 'data-testid': 'time-zone-example' } as object }}
-        />
-      )}
-    />
-  );
-};
-
-/**
- * /settings (not in the specification): the organisation's identity checks for signers (face capture, the liveness
- * video and its threshold, the location check), the DSC panel's signer-app and tutorial links, and the time zone of
- * every time shown. Save sends only the fields that changed (PUT /api/organisations/{orgId}), once every field reads
- * right; the server's answer becomes the saved state, for every page (OrganisationProvider).
+ * /settings (administrators; not in the specification): the organisation (name, logo, mode, signature types), what a
+ * request starts with (reminder, expiry), the identity checks for signers (face capture, the liveness video and its
+ * threshold, the location check), the DSC panel's links, the signature level, the time zone of every time shown, and
+ * the seal certificate. Save sends only the fields that changed (PUT /api/organisations/{orgId}), once every field
+ * reads right; the server's answer becomes the saved state, for every page (OrganisationProvider). The logo and the
+ * seal are sent on their own, at once.
  */
 const Settings = () => {
+  const t = useText();
+  const messageText = useMessageText();
   const notify = useNotify();
   const { organisation, error: loadError, setOrganisation, refresh } = useOrganisation();
   const [saved, setSaved] = useState<SettingsForm | null>(null);
@@ -215,11 +47,16 @@ const Settings = () => {
     void refresh().finally(() => setReading(false));
   }, [refresh]);
 
-  // The shared settings as read (or saved); the page's edits start from them.
+  // The shared settings as read (or saved); the page's edits start from them. A logo upload changes the organisation
+  // too: the edits in progress stay on top of what it answers.
+  const savedRef = useRef<SettingsForm | null>(null);
   useEffect(() => {
     if (!organisation || reading) return;
-    setSaved(toForm(organisation.settings));
-    setForm(toForm(organisation.settings));
+    const next = toForm(organisation);
+    const before = savedRef.current;
+    savedRef.current = next;
+    setSaved(next);
+    setForm((current) => (current && before ? { ...next, ...editsOf(before, current) } : next));
   }, [organisation, reading]);
 
   const changes = useMemo(() => (saved && form ? changedFields(saved, form) : {}), [saved, form]);
@@ -234,100 +71,103 @@ const Settings = () => {
     setSaving(true);
     try {
       const org = await v1<Organisation>(organisationPath(), { method: 'PUT', body: changes });
+      // The mode labels the dashboard, which reads it from local storage (spec section 3).
+      if (changes.mode) localStorage.setItem('status', org.mode);
       setOrganisation(org);
-      notify(Messages.settingsSaved, { type: 'success' });
+      notify(t('esign.settingsSaved'), { type: 'success' });
     } catch (error) {
-      notify(errorText(error, Messages.internalError), { type: 'error' });
+      notify(messageText(errorText(error, t('esign.internalError'))), { type: 'error' });
     } finally {
       setSaving(false);
     }
   };
 
+  const patch = (next: Partial<SettingsForm>) => setForm((f) => f && { ...f, ...next });
   const flag = (name: SettingsFlag) => ({
     checked: form?.[name] ?? false,
-    onChange: (checked: boolean) => setForm((f) => f && { ...f, [name]: checked }),
+    onChange: (checked: boolean) => patch({ [name]: checked }),
   });
   const link = (name: SettingsLink) => ({
     value: form?.[name] ?? '',
-    problem: problems[name],
-    onChange: (value: string) => setForm((f) => f && { ...f, [name]: value }),
+    problem: problems[name] && messageText(problems[name]),
+    onChange: (value: string) => patch({ [name]: value }),
   });
 
   return (
     <Card sx={{ my: 2 }}>
       <CardContent>
-        <PageHeading title={Messages.settingsHeading} />
+        <PageHeading title={t('esign.settingsHeading')} />
         {loadError !== null && !organisation && (
-          <Typography color="error">{errorText(loadError, Messages.internalError)}</Typography>
+          <Typography color="error">{messageText(errorText(loadError, t('esign.internalError')))}</Typography>
         )}
-        {form && (
+        {form && organisation && (
           <Box component="form" noValidate onSubmit={(e: FormEvent) => void save(e)}>
-            <Section title={Messages.settingsIdentitySection} intro={Messages.settingsIdentityIntro}>
+            <OrganisationSection organisation={organisation} form={form} problems={problems} onChange={patch} />
+            <RequestDefaults form={form} problems={problems} onChange={patch} />
+            <Section title={t('esign.settingsIdentitySection')} intro={t('esign.settingsIdentityIntro')}>
               <SwitchRow
-                label={Messages.settingsFaceCapture}
-                help={Messages.settingsFaceCaptureHelp}
+                label={t('esign.settingsFaceCapture')}
+                help={t('esign.settingsFaceCaptureHelp')}
                 {...flag('face_capture')}
               />
               <SwitchRow
-                label={Messages.settingsAadhaarFaceCapture}
-                help={Messages.settingsAadhaarFaceCaptureHelp}
+                label={t('esign.settingsAadhaarFaceCapture')}
+                help={t('esign.settingsAadhaarFaceCaptureHelp')}
                 {...flag('aadhaar_face_capture')}
               />
               <SwitchRow
-                label={Messages.settingsEsignatureFaceCapture}
-                help={Messages.settingsEsignatureFaceCaptureHelp}
+                label={t('esign.settingsEsignatureFaceCapture')}
+                help={t('esign.settingsEsignatureFaceCaptureHelp')}
                 {...flag('esignature_face_capture')}
               />
               <Stack spacing={2}>
                 <SwitchRow
-                  label={Messages.settingsLiveVideo}
-                  help={Messages.settingsLiveVideoHelp}
+                  label={t('esign.settingsLiveVideo')}
+                  help={t('esign.settingsLiveVideoHelp')}
                   {...flag('live_video')}
                 />
                 <ThresholdRow
                   value={form.live_video_threshold}
                   disabled={!form.live_video}
-                  onChange={(value) => setForm((f) => f && { ...f, live_video_threshold: value })}
+                  onChange={(value) => patch({ live_video_threshold: value })}
                 />
               </Stack>
               <Stack spacing={2}>
                 <SwitchRow
-                  label={Messages.settingsLocationCapture}
-                  help={Messages.settingsLocationCaptureHelp}
+                  label={t('esign.settingsLocationCapture')}
+                  help={t('esign.settingsLocationCaptureHelp')}
                   {...flag('location_capture')}
                 />
                 <Box sx={{ pl: INDENT }}>
                   <SwitchRow
-                    label={Messages.settingsAllowSigningFromIndia}
-                    help={Messages.settingsAllowSigningFromIndiaHelp}
-                    note={form.location_capture ? undefined : Messages.settingsAllowSigningFromIndiaOff}
+                    label={t('esign.settingsAllowSigningFromIndia')}
+                    help={t('esign.settingsAllowSigningFromIndiaHelp')}
+                    note={form.location_capture ? undefined : t('esign.settingsAllowSigningFromIndiaOff')}
                     disabled={!form.location_capture}
                     {...flag('allow_signing_from_india')}
                   />
                 </Box>
               </Stack>
             </Section>
-            <Section title={Messages.settingsDscSection} intro={Messages.settingsDscIntro}>
+            <Section title={t('esign.settingsDscSection')} intro={t('esign.settingsDscIntro')}>
               <LinkRow
-                label={Messages.settingsDscDownloadUrl}
-                help={Messages.settingsDscDownloadUrlHelp}
+                label={t('esign.settingsDscDownloadUrl')}
+                help={t('esign.settingsDscDownloadUrlHelp')}
                 {...link('dsc_download_url')}
               />
               <LinkRow
-                label={Messages.settingsDscTutorialUrl}
-                help={Messages.settingsDscTutorialUrlHelp}
+                label={t('esign.settingsDscTutorialUrl')}
+                help={t('esign.settingsDscTutorialUrlHelp')}
                 {...link('dsc_tutorial_url')}
               />
             </Section>
-            <Section title={Messages.settingsSignatureSection} intro={Messages.settingsSignatureIntro}>
+            <Section title={t('esign.settingsSignatureSection')} intro={t('esign.settingsSignatureIntro')}>
               <TextField
                 select
-                label={Messages.settingsSignatureLevel}
+                label={t('esign.settingsSignatureLevel')}
                 value={form.signature_level}
-                onChange={(event) =>
-                  setForm((f) => f && { ...f, signature_level: event.target.value as SignatureLevel })
-                }
-                helperText={Messages.settingsSignatureLevelHelp[form.signature_level]}
+                onChange={(event) => patch({ signature_level: event.target.value as SignatureLevel })}
+                helperText={t(`esign.settingsSignatureLevelHelp.${form.signature_level}` as TextKey)}
                 sx={{ maxWidth: 420 }}
               >
                 {SIGNATURE_LEVELS.map((level) => (
@@ -337,14 +177,14 @@ const Settings = () => {
                 ))}
               </TextField>
             </Section>
-            <Section title={Messages.settingsTimeSection} intro={Messages.settingsTimeIntro}>
+            <Section title={t('esign.settingsTimeSection')} intro={t('esign.settingsTimeIntro')}>
               <TimeZoneRow
                 value={form.time_zone}
-                problem={problems.time_zone}
-                onChange={(zone) => setForm((f) => f && { ...f, time_zone: zone })}
+                problem={problems.time_zone && messageText(problems.time_zone)}
+                onChange={(zone) => patch({ time_zone: zone })}
               />
             </Section>
-            <Box sx={{ display: 'flex', justifyContent: 'flex-end' }}>
+            <Box sx={{ display: 'flex', justifyContent: 'flex-end', mb: 3 }}>
               <Button
                 type="submit"
                 variant="contained"
@@ -352,15 +192,24 @@ const Settings = () => {
                 startIcon={<SaveIcon />}
                 disabled={!dirty || !valid || busy}
               >
-                {Messages.settingsSave}
+                {t('esign.settingsSave')}
               </Button>
             </Box>
           </Box>
         )}
+        {organisation && <SealSection />}
       </CardContent>
-      <WaitBackdrop open={busy} />
+      <WaitBackdrop open={busy} text={t('esign.pleaseWait')} />
     </Card>
   );
 };
+
+/** The edits made on top of a saved state (kept when the organisation changes under them, e.g. a logo upload). */
+const editsOf = (was: SettingsForm, current: SettingsForm): Partial<SettingsForm> =>
+  Object.fromEntries(
+    (Object.keys(current) as (keyof SettingsForm)[])
+      .filter((key) => JSON.stringify(current[key]) !== JSON.stringify(was[key]))
+      .map((key) => [key, current[key]]),
+  ) as Partial<SettingsForm>;
 
 export default Settings;

@@ -1,5 +1,5 @@
 import { DEFAULT_TIME_ZONE, Messages, inputMessage, isTimeZone, updateOrganisationSchema } from '@esign/contract';
-import type { OrganisationSettings } from '@esign/contract';
+import type { OrgMode, Organisation, OrganisationSettings } from '@esign/contract';
 
 /** The switches of the settings page: the organisation's identity checks for signers. */
 export type SettingsFlag =
@@ -13,17 +13,32 @@ export type SettingsFlag =
 /** The links of the DSC panel (null when not set: the form holds them as text, '' for none). */
 export type SettingsLink = 'dsc_download_url' | 'dsc_tutorial_url';
 
-/** What the page edits: the switches, the liveness threshold, the DSC panel's links and the time zone. */
+/**
+ * What the page edits: the organisation's name and mode (issue 22), the signature types, the switches, the liveness
+ * threshold, the DSC panel's links, the time zone, the signature level, the reminder a request starts with and the
+ * days until it expires. The expiry is text while typed.
+ */
 export type SettingsForm = Pick<
   OrganisationSettings,
-  SettingsFlag | 'live_video_threshold' | 'time_zone' | 'signature_level'
+  SettingsFlag | 'live_video_threshold' | 'time_zone' | 'signature_level' | 'signature_types' | 'reminder_default_hours'
 > &
-  Record<SettingsLink, string>;
+  Record<SettingsLink, string> & { name: string; mode: OrgMode; request_expiry_days: string };
 
-/** The body of PUT /api/organisations/{orgId}: the settings that changed, links as null when emptied. */
-export type SettingsChanges = Partial<Pick<OrganisationSettings, keyof SettingsForm>>;
+/** The body of PUT /api/organisations/{orgId}: the fields that changed, links as null when emptied. */
+export type SettingsChanges = Partial<
+  Omit<Pick<OrganisationSettings, Exclude<keyof SettingsForm, 'name' | 'mode'>>, 'request_expiry_days'> & {
+    name: string;
+    mode: OrgMode;
+    request_expiry_days: number;
+  }
+>;
 
 const FIELDS: readonly (keyof SettingsForm)[] = [
+  'name',
+  'mode',
+  'signature_types',
+  'reminder_default_hours',
+  'request_expiry_days',
   'face_capture',
   'aadhaar_face_capture',
   'esignature_face_capture',
@@ -45,7 +60,12 @@ export const THRESHOLD = { min: 0, max: 0.95, step: 0.05, default: 0.5 } as cons
 /** Two decimals: the slider's steps are 0.05 and floating point must not show through. */
 export const roundThreshold = (value: number): number => Math.round(value * 100) / 100;
 
-export const toForm = (settings: OrganisationSettings): SettingsForm => ({
+export const toForm = ({ name, mode, settings }: Organisation): SettingsForm => ({
+  name,
+  mode,
+  signature_types: [...settings.signature_types],
+  reminder_default_hours: settings.reminder_default_hours ?? null,
+  request_expiry_days: String(settings.request_expiry_days),
   face_capture: settings.face_capture,
   aadhaar_face_capture: settings.aadhaar_face_capture,
   esignature_face_capture: settings.esignature_face_capture,
@@ -59,16 +79,28 @@ export const toForm = (settings: OrganisationSettings): SettingsForm => ({
   signature_level: settings.signature_level ?? 'B-LTA',
 });
 
+/** The signature types' problem, as a key of the catalogue (the page says it in its language). */
+export const SIGNATURE_TYPES_NONE = 'console.organisation.signatureTypesNone';
+
 /** A link as the API stores it: trimmed, null for none. */
 const linkValue = (text: string): string | null => text.trim() || null;
 
-const valueOf = (form: SettingsForm, field: keyof SettingsForm) =>
-  (LINKS as readonly string[]).includes(field) ? linkValue(form[field as SettingsLink]) : form[field];
+const valueOf = (form: SettingsForm, field: keyof SettingsForm): unknown => {
+  if ((LINKS as readonly string[]).includes(field)) return linkValue(form[field as SettingsLink]);
+  if (field === 'name') return form.name.trim();
+  if (field === 'request_expiry_days')
+    return form.request_expiry_days.trim() === '' ? NaN : Number(form.request_expiry_days);
+  return form[field];
+};
+
+/** Lists (the signature types) compare by their members, whatever their order. */
+const same = (a: unknown, b: unknown): boolean =>
+  Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x) => b.includes(x)) : Object.is(a, b);
 
 /** The fields whose value differs from the saved one: the body of PUT /api/organisations/{orgId}. */
 export const changedFields = (saved: SettingsForm, edited: SettingsForm): SettingsChanges =>
   Object.fromEntries(
-    FIELDS.filter((field) => valueOf(saved, field) !== valueOf(edited, field)).map((field) => [
+    FIELDS.filter((field) => !same(valueOf(saved, field), valueOf(edited, field))).map((field) => [
       field,
       valueOf(edited, field),
     ]),
@@ -87,7 +119,9 @@ export function isWebAddress(text: string): boolean {
   }
 }
 
-export type SettingsProblems = Partial<Record<SettingsLink | 'time_zone', string>>;
+export type SettingsProblems = Partial<
+  Record<SettingsLink | 'time_zone' | 'name' | 'request_expiry_days' | 'signature_types', string>
+>;
 
 /**
  * What is wrong with the form, field by field, in words a person can act on; a link the page takes but the API would
@@ -104,6 +138,12 @@ export function validateSettings(form: SettingsForm): SettingsProblems {
     }
   }
   if (!isTimeZone(form.time_zone)) problems.time_zone = Messages.settingsTimeZoneInvalid;
+  // The API's own checks, with its messages: a name of 1 to 200 characters, an expiry of 1 to 365 days.
+  const name = inputMessage(updateOrganisationSchema, { name: form.name.trim() });
+  if (name) problems.name = name;
+  const expiry = inputMessage(updateOrganisationSchema, { request_expiry_days: valueOf(form, 'request_expiry_days') });
+  if (expiry) problems.request_expiry_days = expiry;
+  if (form.signature_types.length === 0) problems.signature_types = SIGNATURE_TYPES_NONE;
   return problems;
 }
 

@@ -1,4 +1,4 @@
-import { Limits, Messages, RequestMessages, StaffRoutes } from '@esign/contract';
+import { Limits, RequestMessages, StaffRoutes } from '@esign/contract';
 import type { FormFieldValues } from '@esign/contract';
 import CloseIcon from '@mui/icons-material/Close';
 import NavigateBeforeIcon from '@mui/icons-material/NavigateBefore';
@@ -33,17 +33,17 @@ import { FieldPageLayer, FieldTools } from '../fields/FieldTools';
 import FormFieldValueInput, { formFieldGroups } from '../fields/FormFieldValueInput';
 import { firstProblem, fromStored, toFieldInput } from '../fields/model';
 import type { PlacedField } from '../fields/model';
-import { FieldTexts } from '../fields/texts';
 import { useFieldEditor } from '../fields/useFieldEditor';
 import { usePageSizes } from '../fields/usePageSizes';
 import { PdfPageView, usePdfDocument } from '../pdf/PdfPageView';
-import { signerColour } from '../placement/colors';
+import { signerColour } from '../requests/placement/colors';
 import { freshFieldName, pixelsToBbox, readFormFields, toTemplateAnnotation } from './formFields';
 import type { EditorField, PixelBox } from './formFields';
-import { checkPdfFile } from '../initiate/form';
+import { checkPdfFile } from '../requests/initiate/form';
 import TemplateFieldsLayer, { FIELD_COLORS } from './TemplateFieldsLayer';
 import { TemplateTexts } from './texts';
 import type { TemplateView } from './types';
+import { useText } from '../i18n/useText';
 
 /** Height of the page as shown, in CSS pixels. */
 const PAGE_HEIGHT_PX = 800;
@@ -86,6 +86,7 @@ const ROLES = Array.from({ length: Limits.maxRecipients }, (_, i) => i + 1);
  * else to /templates (Cancel: back).
  */
 const TemplateCreate = () => {
+  const t = useText();
   const navigate = useNavigate();
   const location = useLocation();
   const notify = useNotify();
@@ -139,7 +140,7 @@ const TemplateCreate = () => {
         setName(template.template_name);
         setBytes(read);
       })
-      .catch((error: unknown) => !cancelled && notify(errorText(error, Messages.internalError), { type: 'error' }));
+      .catch((error: unknown) => !cancelled && notify(errorText(error, t('esign.internalError')), { type: 'error' }));
     return () => {
       cancelled = true;
     };
@@ -193,8 +194,8 @@ const TemplateCreate = () => {
     const form = new FormData();
     form.append('file', file, file.name);
     v1('/v1/onboard/checkDocument', { method: 'POST', body: form }).then(
-      () => !cancelled && setFileError(Messages.pdfDamaged),
-      (error: unknown) => !cancelled && setFileError(errorText(error, Messages.pdfDamaged)),
+      () => !cancelled && setFileError(t('esign.pdfDamaged')),
+      (error: unknown) => !cancelled && setFileError(errorText(error, t('esign.pdfDamaged'))),
     );
     return () => {
       cancelled = true;
@@ -216,7 +217,7 @@ const TemplateCreate = () => {
       setBytes(await picked.arrayBuffer());
     } catch {
       setFile(null);
-      setFileError(Messages.pdfDamaged);
+      setFileError(t('esign.pdfDamaged'));
     }
   };
 
@@ -227,6 +228,7 @@ const TemplateCreate = () => {
       {
         key: `drawn-${Date.now()}-${current.length}`,
         drawn: true,
+        // The field's name is data in the PDF, not a label: always the English name.
         formFieldName: freshFieldName(current, TemplateTexts.newSignatureField),
         bbox: pixelsToBbox(box, viewport),
         pageIndex: pageNumber - 1,
@@ -299,7 +301,7 @@ const TemplateCreate = () => {
   return (
     <Card sx={{ mt: 2, mb: 2 }}>
       <CardContent>
-        <PageHeading title={Messages.templateEditorHeading} />
+        <PageHeading title={t('esign.templateEditorHeading')} />
         <Box sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'flex-start', gap: 3 }}>
           <Box sx={{ minWidth: 260 }}>
             <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5 }}>
@@ -309,7 +311,7 @@ const TemplateCreate = () => {
                 startIcon={<UploadFileIcon />}
                 disabled={saving || Boolean(editId)}
               >
-                {Messages.chooseFile}
+                {t('esign.chooseFile')}
                 <input
                   hidden
                   type="file"
@@ -323,10 +325,10 @@ const TemplateCreate = () => {
               </Typography>
             </Box>
             <Typography variant="caption" component="p" color="text.secondary" sx={{ mt: 1 }}>
-              {Messages.fileNoteOnlyPdf}
+              {t('esign.fileNoteOnlyPdf')}
             </Typography>
             <Typography variant="caption" component="p" color="text.secondary">
-              {Messages.fileNoteMaxSize}
+              {t('esign.fileNoteMaxSize')}
             </Typography>
             <Typography
               role="alert"
@@ -337,7 +339,7 @@ const TemplateCreate = () => {
             </Typography>
           </Box>
           <TextField
-            label={Messages.templateNameColumn}
+            label={t('esign.templateNameColumn')}
             name="template_name"
             required
             value={name}
@@ -374,10 +376,10 @@ const TemplateCreate = () => {
                     disabled={pageNumber <= 1}
                     onClick={() => setPageNumber((n) => Math.max(1, n - 1))}
                   >
-                    {Messages.backButton}
+                    {t('esign.backButton')}
                   </Button>
                   <Typography data-testid="template-page-number" sx={{ minWidth: 90 }}>
-                    {Messages.pageOfTotal.replace('{page}', String(pageNumber)).replace('{total}', String(totalPages))}
+                    {t('esign.pageOfTotal', { page: pageNumber, total: totalPages })}
                   </Typography>
                   <Button
                     size="small"
@@ -385,7 +387,7 @@ const TemplateCreate = () => {
                     disabled={pageNumber >= totalPages}
                     onClick={() => setPageNumber((n) => Math.min(totalPages, n + 1))}
                   >
-                    {Messages.nextButton}
+                    {t('esign.nextButton')}
                   </Button>
                 </Box>
                 <PdfPageView doc={doc} pageNumber={pageNumber} height={PAGE_HEIGHT_PX}>
@@ -407,14 +409,18 @@ const TemplateCreate = () => {
                       signer={role}
                       disabled={saving}
                       colourOf={(field) => signerColour(field.signer - 1)}
-                      ownerOf={(field) => FieldTexts.roleName(field.signer)}
+                      ownerOf={(field) => t('console.fields.roleName', { n: field.signer })}
                     />
                   )}
                 </PdfPageView>
               </>
             ) : (
               <Box sx={{ minHeight: 240, display: 'grid', placeItems: 'center', color: 'text.secondary' }}>
-                {bytes && !pdfError ? <CircularProgress /> : <Typography>{TemplateTexts.chooseFirst}</Typography>}
+                {bytes && !pdfError ? (
+                  <CircularProgress />
+                ) : (
+                  <Typography>{t('console.templates.chooseFirst')}</Typography>
+                )}
               </Box>
             )}
           </Box>
@@ -422,7 +428,7 @@ const TemplateCreate = () => {
             {doc && (
               <FieldTools
                 editor={editor}
-                heading={FieldTexts.templateFieldsHeading}
+                heading={t('console.fields.templateFieldsHeading')}
                 colour={signerColour(role - 1)}
                 disabled={saving || !sizesRead}
                 sticky={false}
@@ -431,7 +437,7 @@ const TemplateCreate = () => {
                     select
                     size="small"
                     fullWidth
-                    label={FieldTexts.role}
+                    label={t('console.fields.role')}
                     value={role}
                     onChange={(event) => {
                       setRole(Number(event.target.value));
@@ -442,7 +448,7 @@ const TemplateCreate = () => {
                   >
                     {ROLES.map((n) => (
                       <MenuItem key={n} value={n}>
-                        {FieldTexts.roleName(n)}
+                        {t('console.fields.roleName', { n })}
                       </MenuItem>
                     ))}
                   </TextField>
@@ -451,10 +457,10 @@ const TemplateCreate = () => {
             )}
             <Paper variant="outlined" sx={{ p: 2 }}>
               <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600 }}>
-                {TemplateTexts.fieldsPanelHeading} ({fields.length})
+                {t('console.templates.fieldsPanelHeading')} ({fields.length})
               </Typography>
               <Typography variant="caption" color="text.secondary">
-                {TemplateTexts.drawHint}
+                {t('console.templates.drawHint')}
               </Typography>
               {doc && !fieldsRead ? (
                 <Box sx={{ display: 'grid', placeItems: 'center', py: 2 }}>
@@ -462,7 +468,7 @@ const TemplateCreate = () => {
                 </Box>
               ) : pageFields.length === 0 ? (
                 <Typography variant="body2" color="text.secondary" sx={{ mt: 2 }}>
-                  {TemplateTexts.noFieldsOnPage}
+                  {t('console.templates.noFieldsOnPage')}
                 </Typography>
               ) : (
                 <List dense sx={{ maxHeight: PAGE_HEIGHT_PX - 40, overflow: 'auto' }}>
@@ -478,7 +484,7 @@ const TemplateCreate = () => {
                         <IconButton
                           edge="end"
                           size="small"
-                          aria-label={`${TemplateTexts.removeField} ${field.formFieldName}`}
+                          aria-label={`${t('console.templates.removeField')} ${field.formFieldName}`}
                           onClick={() => remove(field.key)}
                           disabled={saving}
                         >
@@ -520,7 +526,7 @@ const TemplateCreate = () => {
       </CardContent>
       <CardActions sx={{ justifyContent: 'flex-end', px: 2, pb: 2 }}>
         <Button onClick={leave} disabled={saving}>
-          {Messages.cancelButton}
+          {t('esign.cancelButton')}
         </Button>
         <Button
           variant="contained"
@@ -528,7 +534,7 @@ const TemplateCreate = () => {
           disabled={busy}
           startIcon={saving ? <CircularProgress size={18} color="inherit" /> : undefined}
         >
-          {Messages.templateSave}
+          {t('esign.templateSave')}
         </Button>
       </CardActions>
     </Card>

@@ -1,19 +1,22 @@
-import { Messages } from '@esign/contract';
 import { Box, CircularProgress, TableCell, TablePagination, TableRow } from '@mui/material';
 import type { ReactNode } from 'react';
 import { FilterLiveForm, SearchInput, useListContext } from 'react-admin';
+import { useText } from '../i18n/useText';
 
 /**
  * The template tables' search box, as the dashboard's: the name contains the text (the server searches, 500 ms after
- * the last key). For tests: the textbox with the placeholder Messages.searchPlaceholder.
+ * the last key). For tests: the textbox with the placeholder t('esign.searchPlaceholder').
  */
-export const TemplateSearch = () => (
-  <Box sx={{ mb: 1 }}>
-    <FilterLiveForm>
-      <SearchInput source="q" placeholder={Messages.searchPlaceholder} />
-    </FilterLiveForm>
-  </Box>
-);
+export const TemplateSearch = () => {
+  const t = useText();
+  return (
+    <Box sx={{ mb: 1 }}>
+      <FilterLiveForm>
+        <SearchInput source="q" placeholder={t('esign.searchPlaceholder')} />
+      </FilterLiveForm>
+    </Box>
+  );
+};
 
 /** The template tables' pages (react-admin's page is 1-based, the table's 0-based); nothing while there are no rows. */
 export const TemplatePagination = ({ rowsPerPageOptions }: { rowsPerPageOptions: readonly number[] }) => {

@@ -1,28 +1,12 @@
-import { Limits, Messages, StaffRoutes } from '@esign/contract';
-import {
-  Alert,
-  Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  Link,
-  Radio,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-} from '@mui/material';
+import { Limits, StaffRoutes } from '@esign/contract';
+import { Button, Dialog, DialogActions, DialogContent, DialogTitle, Link } from '@mui/material';
 import { useState } from 'react';
-import { ListBase, useDataProvider, useNotify } from 'react-admin';
+import { ListBase, useDataProvider, useListContext, useNotify } from 'react-admin';
 import { Link as RouterLink } from 'react-router-dom';
-import { templateErrorText } from './errors';
-import { TemplatePagination, TemplateRowsOr, TemplateSearch } from './TemplateListParts';
-import TemplateSortHeader from './TemplateSortHeader';
+import TemplateGrid from './TemplateGrid';
 import type { TemplateView } from './types';
-import { templateListProps, useTemplateList } from './useTemplates';
+import { templateListProps } from './useTemplates';
+import { useText } from '../i18n/useText';
 
 export type { TemplateView } from './types';
 
@@ -49,10 +33,10 @@ export const createTemplateHref = (returnTo: string): string =>
  * picked like a radio button (click the row or its radio), '+ Create Template', Cancel and Select. Select with
  * nothing picked shows 'Please pick a template.' for 1.5 s.
  *
- * For tests: the dialog is role dialog named Messages.pickTemplate; rows are data-testid="template-picker-row" with
+ * For tests: the dialog is role dialog named t('esign.pickTemplate'); rows are data-testid="template-picker-row" with
  * data-template-id and data-template-name; each radio is labelled with the template's name; the buttons are labelled
- * Messages.cancelButton and Messages.selectButton; the empty text is data-testid="template-picker-empty"; the search
- * box has the placeholder Messages.searchPlaceholder.
+ * t('esign.cancelButton') and t('esign.selectButton'); the empty text is data-testid="template-picker-empty"; the search
+ * box has the placeholder t('esign.searchPlaceholder').
  */
 const TemplatePicker = ({ open, onClose, ...rest }: TemplatePickerProps) => (
   <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby="template-picker-title">
@@ -69,9 +53,10 @@ const PickerContent = ({
   selectedId = null,
   returnTo = StaffRoutes.requestInitiate,
 }: Omit<TemplatePickerProps, 'open'>) => {
+  const t = useText();
   const notify = useNotify();
   const dataProvider = useDataProvider();
-  const { rows, isPending, error, sort, onSort, emptyText } = useTemplateList();
+  const { data: rows = [] } = useListContext<TemplateView>();
   // The row picked (its template once clicked: it may be on another page by Select); the caller's choice at first.
   const [picked, setPicked] = useState<{ id: string; template?: TemplateView } | null>(
     selectedId ? { id: selectedId } : null,
@@ -86,7 +71,7 @@ const PickerContent = ({
       );
     }
     if (!template) {
-      notify(Messages.pleasePickTemplate, { type: 'warning', autoHideDuration: Limits.templateWarningToastMs });
+      notify(t('esign.pleasePickTemplate'), { type: 'warning', autoHideDuration: Limits.templateWarningToastMs });
       return;
     }
     onSelect(template);
@@ -94,7 +79,7 @@ const PickerContent = ({
 
   return (
     <>
-      <DialogTitle id="template-picker-title">{Messages.pickTemplate}</DialogTitle>
+      <DialogTitle id="template-picker-title">{t('esign.pickTemplate')}</DialogTitle>
       <DialogContent dividers>
         <Link
           component={RouterLink}
@@ -102,75 +87,17 @@ const PickerContent = ({
           underline="hover"
           sx={{ display: 'inline-block', mb: 1.5, fontWeight: 600 }}
         >
-          {Messages.createTemplate}
+          {t('esign.createTemplate')}
         </Link>
-        {error ? (
-          <Alert severity="error" sx={{ mb: 1 }}>
-            {templateErrorText(error)}
-          </Alert>
-        ) : null}
-        <TemplateSearch />
-        <TableContainer>
-          <Table size="small" aria-label={Messages.pickTemplate}>
-            <TableHead>
-              <TableRow>
-                <TableCell padding="checkbox" />
-                <TemplateSortHeader field="template_name" sort={sort} onSort={onSort}>
-                  {Messages.templateNameColumn}
-                </TemplateSortHeader>
-                <TemplateSortHeader field="template_id" sort={sort} onSort={onSort}>
-                  {Messages.templateIdColumn}
-                </TemplateSortHeader>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              <TemplateRowsOr
-                pending={isPending}
-                empty={rows.length === 0 && !error}
-                columns={3}
-                emptyText={emptyText}
-                emptyTestId="template-picker-empty"
-                compact
-              >
-                {rows.map((template) => {
-                  const selected = template.id === picked?.id;
-                  return (
-                    <TableRow
-                      key={template.id}
-                      hover
-                      selected={selected}
-                      aria-selected={selected}
-                      onClick={() => setPicked({ id: template.id, template })}
-                      data-testid="template-picker-row"
-                      data-template-id={template.template_id}
-                      data-template-name={template.template_name}
-                      sx={{ cursor: 'pointer' }}
-                    >
-                      <TableCell padding="checkbox">
-                        <Radio
-                          checked={selected}
-                          onChange={() => setPicked({ id: template.id, template })}
-                          value={template.id}
-                          name="template"
-                          size="small"
-                          slotProps={{ input: { 'aria-label': template.template_name } }}
-                        />
-                      </TableCell>
-                      <TableCell>{template.template_name}</TableCell>
-                      <TableCell sx={{ fontFamily: 'monospace', fontSize: 13 }}>{template.template_id}</TableCell>
-                    </TableRow>
-                  );
-                })}
-              </TemplateRowsOr>
-            </TableBody>
-          </Table>
-        </TableContainer>
-        <TemplatePagination rowsPerPageOptions={Limits.pageSizes} />
+        <TemplateGrid
+          label={t('esign.pickTemplate')}
+          pick={{ pickedId: picked?.id ?? null, onPick: (template) => setPicked({ id: template.id, template }) }}
+        />
       </DialogContent>
       <DialogActions>
-        <Button onClick={onClose}>{Messages.cancelButton}</Button>
+        <Button onClick={onClose}>{t('esign.cancelButton')}</Button>
         <Button variant="contained" onClick={() => void select()}>
-          {Messages.selectButton}
+          {t('esign.selectButton')}
         </Button>
       </DialogActions>
     </>

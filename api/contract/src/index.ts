@@ -16,6 +16,7 @@ export * from './recipient-list';
 export * from './fields';
 export * from './administration';
 export * from './languages';
+export * from './evidence';
 export * from './schemas';
 export * from './reliability';
 export * from './i18n';

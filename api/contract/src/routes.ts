@@ -18,12 +18,50 @@ export const StaffRoutes = {
   outbox: '/outbox',
   // Not in the specification's table either: the organisation's settings (identity checks for signers).
   settings: '/settings',
-  // Issue 22: where an invitation's or a password reset's link lands (`?token=`), a public page like /sign-in.
+  // Issue 22: the console's react-admin resources. The requests resource's list is /dashboard (its own /requests
+  // leads there); a request's page is its show route.
+  requests: '/requests',
+  requestShow: '/requests/:id/show',
+  // The organisation's administration (administrators only; the pages say 'not allowed' to anyone else).
+  users: '/users',
+  userCreate: '/users/create',
+  userEdit: '/users/:id',
+  apiKeys: '/api-keys',
+  apiKeyCreate: '/api-keys/create',
+  webhooks: '/webhooks',
+  webhookCreate: '/webhooks/create',
+  webhookShow: '/webhooks/:id/show',
+  deliveries: '/deliveries',
+  // Public, without a layout: where an invitation's or a password reset's link lands (`?token=`), like /sign-in.
   setPassword: '/set-password',
 } as const;
 
-/** Console routes served by admin/ (public ones included: /sign-in, /not-found, /list). */
+/**
+ * Console routes served by admin/ (public ones included: /sign-in, /not-found, /list, /set-password), as
+ * Express-style patterns (`:id` is one path segment).
+ */
 export const CONSOLE_ROUTES: readonly string[] = Object.values(StaffRoutes);
+
+/** The console's public routes: no session needed, no staff layout. */
+export const PUBLIC_CONSOLE_ROUTES: readonly string[] = [
+  StaffRoutes.signIn,
+  StaffRoutes.notFound,
+  StaffRoutes.list,
+  StaffRoutes.setPassword,
+];
+
+/** Whether a path is one of the route patterns given (a trailing slash and letter case ignored, as the server does). */
+export function matchesRoute(patterns: readonly string[], pathname: string): boolean {
+  const path = pathname.replace(/\/+$/, '') || '/';
+  return patterns.some((pattern) => {
+    const want = pattern.split('/');
+    const got = path.split('/');
+    return (
+      want.length === got.length &&
+      want.every((part, i) => (part.startsWith(':') ? got[i] !== '' : part.toLowerCase() === got[i].toLowerCase()))
+    );
+  });
+}
 
 /** Recipient routes served by signer-web/, as Express-style patterns. */
 export const SignerRoutes = {

@@ -1,3 +1,4 @@
+import { CONSOLE_ROUTES } from '@esign/contract';
 import { RECIPIENT_LIST_ROUTES, SIGNER_LINK_ROUTES } from './routes';
 import type { TestApp } from './test-app';
 
@@ -48,19 +49,9 @@ export const PUBLIC_ROUTES = [
   'GET /pki/ca/:ca.crt',
   // The recipient's own list (/list): an OTP sent to the e-mail or phone, then a short-lived list token.
   ...RECIPIENT_LIST_ROUTES,
-  'GET /sign-in',
-  'GET /dashboard',
-  'GET /drafts',
-  'GET /request-initiate',
-  'GET /upload',
-  'GET /mail-sent',
-  'GET /not-found',
-  'GET /list',
-  'GET /templates',
-  'GET /templates/create',
-  'GET /outbox',
-  'GET /settings',
-  'GET /set-password',
+  // The console's pages (every StaffRoutes entry, the resources' routes of issue 22 among them): the same HTML shell
+  // for anyone; the data behind them comes from the guarded API with the session key the console keeps.
+  ...CONSOLE_ROUTES.map((route) => `GET ${route}`),
   'GET /esign/:orgId/:refId/:order',
   'GET /success/:orgId/:requestId',
   'GET /failed/:orgId/:requestId',

@@ -1,6 +1,8 @@
+import type { RequestListItem } from '@esign/contract';
 import type { APIRequestContext } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { sendRequest as sendSupportRequest } from '@esign/test-support';
-import { DEMO, expect } from '../fixtures';
+import { DEMO, expect, fixture } from '../fixtures';
 
 /** Requests sent through the API as the demo user, and what the dev outbox shows the recipients. */
 
@@ -89,4 +91,76 @@ export async function inviteLink(api: APIRequestContext, to: string, refId: numb
 export async function latestOtp(api: APIRequestContext, to: string): Promise<string> {
   const mail = (await outbox(api, to)).find((m) => m.kind === 'otp' && m.channel === 'email');
   return /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1] ?? '';
+}
+
+/** A 1×1 transparent PNG, as the signature pad would post a drawing. */
+const PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/**
+ * Sends us_constitution.pdf to one e-Signature signer (no OTP) with `key` (of `orgId`'s staff) and signs it through the
+ * recipient's calls; answers once the request is completed (sealed).
+ */
+export async function completedRequest(
+  request: APIRequestContext,
+  key: string,
+  name: string,
+  orgId: string = DEMO.orgId,
+): Promise<number> {
+  const ok = async <T = unknown>(res: Awaited<ReturnType<APIRequestContext['get']>>): Promise<T> => {
+    expect(res.ok(), `${res.url()} answered ${res.status()}: ${await res.text()}`).toBe(true);
+    return (await res.json()) as T;
+  };
+  const up = await ok<{ refId: number }>(
+    await request.post('/v1/upload', {
+      headers: { apikey: key },
+      multipart: {
+        data: JSON.stringify([
+          {
+            name,
+            email: 'kavya@example.in',
+            phoneNumber: '9876501234',
+            observer: false,
+            signature_type: 'e-Signature',
+          },
+        ]),
+        checkOrder: 'false',
+        otpRequired: 'false',
+        orgId,
+        file: {
+          name: 'us_constitution.pdf',
+          mimeType: 'application/pdf',
+          buffer: readFileSync(fixture('pdfs', 'us_constitution.pdf')),
+        },
+      },
+    }),
+  );
+  const refId = up.refId;
+  await ok(
+    await request.post('/v1/process', {
+      headers: { apikey: key },
+      data: { orgId, data: [{ refId, order: 1, pageNo: [1] }] },
+    }),
+  );
+  const item = await ok<RequestListItem>(await request.get(`/api/requests/${refId}`, { headers: { apikey: key } }));
+  const token = new URL(item.data[0].sign_url as string).searchParams.get('token') as string;
+  const t = { 'x-sign-token': token };
+  const base = `${orgId}/${refId}/1`;
+  const { request: signing } = await ok<{ request: { requestId: string } }>(
+    await request.get(`/v1/reference/${base}`, { headers: t }),
+  );
+  const requestId = signing.requestId;
+  await ok(await request.post(`/v1/signer_details/${base}`, { headers: t, data: { status: 'opened' } }));
+  await ok(await request.post(`/v1/signer_details/${base}`, { headers: t, data: { status: 'signing' } }));
+  await ok(await request.get(`/v1/init/${orgId}/${requestId}?method=2`, { headers: t }));
+  await ok(await request.post(`/v1/esignature/${orgId}/${requestId}`, { headers: t, data: { file: PNG } }));
+  await expect
+    .poll(
+      async () =>
+        ((await (await request.get(`/api/requests/${refId}`, { headers: { apikey: key } })).json()) as RequestListItem)
+          .request_status,
+      { timeout: 60_000 },
+    )
+    .toBe('completed');
+  return refId;
 }

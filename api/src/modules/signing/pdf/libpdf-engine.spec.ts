@@ -8,7 +8,9 @@ import { renderPage, SIGNATURE_PNG } from '../../../../test/support/signing';
 import { inspectPdf } from '../../documents/pdf/inspect';
 import { placeBoxes } from '../../documents/pdf/placement';
 import { generateRootCa, issueOrganisationCa, issueSignerCertificate, loadIssuer } from '../pki/certificates';
+import { createHash } from 'node:crypto';
 import { DocumentNotSignableError } from './engine';
+import { assertTimestampCovers } from './libpdf-engine';
 import { signParty } from '../../../../test/support/engine';
 
 const DPI = 40;
@@ -162,5 +164,37 @@ describe('LibPdfEngine: stamps where the console showed the box, upright on turn
         { signer, fieldName: 'esign_party_1', reason: 'test', signingTime: new Date() },
       ),
     ).rejects.toBeInstanceOf(DocumentNotSignableError);
+  });
+});
+
+describe('assertTimestampCovers: a document timestamp is stored only when it hashes to what its token was asked for', () => {
+  /** A file whose one signature dictionary's /ByteRange covers all of it but its /Contents. */
+  function timestamped(): { file: Buffer; digest: Uint8Array } {
+    const contents = `<${'00'.repeat(16)}>`;
+    const tail = '>>\nendobj\n%%EOF\n';
+    const head = (l1: number, o2: number, l2: number) =>
+      `%PDF-1.7\n1 0 obj\n<</Type/DocTimeStamp/ByteRange [0 ${String(l1).padEnd(10)} ${String(o2).padEnd(10)} ${String(l2).padEnd(10)}] /Contents `;
+    const l1 = head(0, 0, 0).length;
+    const text = head(l1, l1 + contents.length, tail.length) + contents + tail;
+    const file = Buffer.from(text, 'latin1');
+    const digest = createHash('sha256')
+      .update(file.subarray(0, l1))
+      .update(file.subarray(l1 + contents.length))
+      .digest();
+    return { file, digest };
+  }
+
+  it('passes the file its token was made for', () => {
+    const { file, digest } = timestamped();
+    expect(() => assertTimestampCovers(file, digest)).not.toThrow();
+  });
+
+  it('refuses a covered byte changed after the token was asked for, another digest, or no digest', () => {
+    const { file, digest } = timestamped();
+    const changed = Buffer.from(file);
+    changed[3] ^= 1;
+    expect(() => assertTimestampCovers(changed, digest)).toThrow(/does not cover the bytes it was made for/);
+    expect(() => assertTimestampCovers(file, new Uint8Array(32))).toThrow(/does not cover/);
+    expect(() => assertTimestampCovers(file, null)).toThrow(/does not cover/);
   });
 });
