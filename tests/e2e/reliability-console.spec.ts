@@ -57,16 +57,19 @@ test.describe.serial('issue 24 in the console: the watchdog, retention and a sig
   let context: BrowserContext;
   let page: Page;
   let sealedRefId: number;
+  let staffContext: BrowserContext;
 
   test.beforeAll(async ({ browser }) => {
     // The seal fails until the journey ends the fault (its count written as used up, as a restart would find it).
     server = await startOwnServer({ ESIGN_TEST_FAULTS: `${FAULT}=fail*1000`, WATCHDOG_INTERVAL_SECONDS: '60' });
     context = await browser.newContext({ baseURL: server.baseUrl, acceptDownloads: true });
     page = await context.newPage();
+    staffContext = await browser.newContext({ baseURL: server.baseUrl });
   });
 
   test.afterAll(async () => {
     await context?.close();
+    await staffContext?.close();
     await server?.stop();
   });
 
@@ -103,12 +106,37 @@ test.describe.serial('issue 24 in the console: the watchdog, retention and a sig
     await expect(page.getByRole('heading', { name: Messages.requestsDetails })).toBeVisible();
     expect(await violations(page)).toEqual([]);
 
+    // A staff user sees the dashboard without it (the management command, on this server's DATA_DIR).
+    execFileSync(
+      process.execPath,
+      [
+        path.join(__dirname, '..', '..', 'api', 'dist', 'manage.js'),
+        ...['create-user', '--org', DEMO.orgId, '--username', 'sunil', '--password', 'sunil-password-1'],
+        ...['--role', 'staff'],
+      ],
+      { env: { ...process.env, DATA_DIR: server.dataDir, PUBLIC_URL: server.baseUrl, LOG_LEVEL: 'warn' } },
+    );
+    const staffPage = await staffContext.newPage();
+    await signIn(staffPage, 'sunil', 'sunil-password-1');
+    await expect(staffPage.getByTestId('requests').locator('tbody tr', { hasText: String(refId) })).toHaveCount(1);
+    await expect(staffPage.getByTestId('watchdog-banner')).toHaveCount(0);
+
     // The fault ends (as a repaired seal key would), then the person's Retry: the request completes, the banner goes.
     mkdirSync(path.join(server.dataDir, 'test-faults'), { recursive: true });
     writeFileSync(path.join(server.dataDir, 'test-faults', FAULT), 'x'.repeat(1000));
     await line.getByRole('button', { name: WatchdogMessages.bannerRetry }).click();
     await expect(page.getByRole('alert').filter({ hasText: WatchdogMessages.retried })).toBeVisible();
     await expect.poll(() => requestStatus(api, key, refId), { timeout: 60_000 }).toBe('completed');
+    // The finding is resolved by the watchdog's next scan (every minute of the server's clock); then no banner.
+    await expect
+      .poll(
+        async () => {
+          await server.advance(120);
+          return (await findings(api, key)).filter((f) => f.refId === refId).length;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(0);
     await page.reload();
     await expect(page.getByRole('heading', { name: Messages.requestsDetails })).toBeVisible();
     await expect(page.getByTestId('watchdog-banner')).toHaveCount(0);
