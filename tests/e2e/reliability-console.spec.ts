@@ -215,7 +215,7 @@ test.describe.serial('issue 24 in the console: the watchdog, retention and a sig
       page.waitForEvent('download'),
       page.getByRole('button', { name: C.signerData.export }).click(),
     ]);
-    const file = path.join(server.dataDir, '..', `${path.basename(server.dataDir)}-export.zip`);
+    const file = test.info().outputPath('signer-export.zip');
     await download.saveAs(file);
     const manifest = JSON.parse(execFileSync('unzip', ['-p', file, 'manifest.json'], { encoding: 'utf8' })) as {
       format: string;

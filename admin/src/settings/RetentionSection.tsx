@@ -1,7 +1,7 @@
 import { RETENTION_MAX_DAYS } from '@esign/contract';
 import { TextField, Typography } from '@mui/material';
 import { useMessageText, useText } from '../i18n/useText';
-import type { RetentionField, SettingsForm, SettingsProblems } from './form';
+import type { RetentionField, SettingsSectionProps } from './form';
 import { Section } from './rows';
 
 /**
@@ -9,15 +9,7 @@ import { Section } from './rows';
  * shorter period for selfies and videos; empty keeps them for ever (the default). Digits only while typed; the API's
  * range and the media rule are checked by validateSettings with the contract's messages.
  */
-const RetentionSection = ({
-  form,
-  problems,
-  onChange,
-}: {
-  form: SettingsForm;
-  problems: SettingsProblems;
-  onChange: (patch: Partial<SettingsForm>) => void;
-}) => {
+const RetentionSection = ({ form, problems, onChange }: SettingsSectionProps) => {
   const t = useText();
   const messageText = useMessageText();
   const field = (name: RetentionField, label: string, help: string) => (

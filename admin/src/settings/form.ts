@@ -149,6 +149,13 @@ export type SettingsProblems = Partial<
   Record<SettingsLink | RetentionField | 'time_zone' | 'name' | 'request_expiry_days' | 'signature_types', string>
 >;
 
+/** What a section of the settings' form gets: the form, its problems, and how to change it. */
+export interface SettingsSectionProps {
+  form: SettingsForm;
+  problems: SettingsProblems;
+  onChange: (patch: Partial<SettingsForm>) => void;
+}
+
 /**
  * What is wrong with the form, field by field, in words a person can act on; a link the page takes but the API would
  * refuse (the contract's updateOrganisationSchema: longer than 2048 characters) gets the API's own message.
