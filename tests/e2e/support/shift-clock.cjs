@@ -1,4 +1,3 @@
-/* eslint-disable */
 // Preloaded (node --require) into a server a journey starts for itself (own-server.ts): the process's clock runs
 // E2E_CLOCK_FILE's milliseconds ahead of the real one, read again every 200 ms, so the journey moves time forward as
 // the API tests move their FakeClock (retention periods, the jobs' backoff) while the server runs. Timers are untouched.
@@ -14,7 +13,7 @@ const read = () => {
   }
 };
 read();
-setInterval(read, 200).unref();
+globalThis.setInterval(read, 200).unref();
 
 const RealDate = Date;
 class ShiftedDate extends RealDate {
