@@ -12,8 +12,9 @@
 const layers = [
   // Entry points nobody imports: the apps' pages, the health checks (which look at redis and storage), and the
   // organisation's administration (issue 22: staff users, the seal certificate; it e-mails, so it sits above
-  // notifications, and reaches signing for the seal).
-  ['web', 'health', 'administration'],
+  // notifications, and reaches signing for the seal). Issue 24's keepers of the data, each a job and its routes:
+  // the watchdog (stuck requests), retention and a signer's data, and backups.
+  ['web', 'health', 'administration', 'watchdog', 'backup', 'retention'],
   // The recipient's side, and the other public pages of a request: the recipient's own list, document verification.
   ['recipients', 'recipient-list', 'verification'],
   // The signing methods, and the identity checks (face, location) a recipient passes before signing.
@@ -68,6 +69,7 @@ const exceptions = [
       'secrets',
       'signing',
       'templates',
+      'watchdog',
       'webhooks',
     ],
   },

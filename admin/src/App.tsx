@@ -16,6 +16,7 @@ import SetPassword from './pages/SetPassword';
 import SignIn from './pages/SignIn';
 import requests, { MailSent, RequestInitiate, RequestList, Upload } from './requests';
 import Settings from './settings/Settings';
+import SignerData from './signer-data/SignerData';
 import templates from './templates';
 import { theme } from './theme';
 import users from './users';
@@ -66,6 +67,14 @@ const App = () => (
         element={
           <RequireAdmin>
             <Settings />
+          </RequireAdmin>
+        }
+      />
+      <Route
+        path={StaffRoutes.signerData}
+        element={
+          <RequireAdmin>
+            <SignerData />
           </RequireAdmin>
         }
       />

@@ -38,6 +38,40 @@ export async function v1<T>(
   return parsed as T;
 }
 
+/**
+ * A call whose answer is a file (a signer's export, issue 24): POST of a JSON body with the session's apikey; the
+ * file and the name its Content-Disposition gives. A refusal throws HttpError with the API's JSON error.
+ */
+export async function postForFile(path: string, body: unknown): Promise<{ blob: Blob; filename: string }> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  const key = readSession().api_key;
+  if (key) headers[ApiHeaders.apiKey] = key;
+  let response: Response;
+  try {
+    response = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) });
+  } catch (error) {
+    throw new NetworkError(error);
+  }
+  if (!response.ok) {
+    const error = (await response.json().catch(() => null)) as Partial<ErrorBody> | null;
+    throw new HttpError(response.status, error);
+  }
+  const filename = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export.zip';
+  return { blob: await response.blob(), filename };
+}
+
+/** Hands a file to the browser as a download (an object URL, released once clicked). */
+export function saveFile({ blob, filename }: { blob: Blob; filename: string }): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 /** The organisation of the session, for the /v1 paths that name it. */
 export const orgId = (): string => readSession().orgId ?? '';
 

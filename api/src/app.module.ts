@@ -2,11 +2,14 @@ import { Global, Module, type DynamicModule, type Provider } from '@nestjs/commo
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock, SystemClock } from './common/clock';
+import { FaultPoints } from './common/fault-points';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { dataSourceOptions } from './database/data-source';
 import { serialiseSqlite } from './database/sqlite-serialise';
 import { AdministrationModule } from './modules/administration/administration.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { BackupModule } from './modules/backup/backup.module';
+import { RetentionModule } from './modules/retention/retention.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { HealthController } from './modules/health/health.controller';
 import { JobsModule } from './modules/jobs/jobs.module';
@@ -21,6 +24,7 @@ import { SecretsModule } from './modules/secrets/secrets.module';
 import { SigningModule } from './modules/signing/signing.module';
 import { StorageModule } from './modules/storage/storage.module';
 import { VerificationModule } from './modules/verification/verification.module';
+import { WatchdogModule } from './modules/watchdog/watchdog.module';
 import { WebController } from './modules/web/web.controller';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
@@ -37,6 +41,7 @@ class CoreModule {
     const providers: Provider[] = [
       { provide: APP_CONFIG, useValue: config },
       { provide: Clock, useValue: overrides.clock ?? new SystemClock() },
+      FaultPoints,
     ];
     return { module: CoreModule, providers, exports: providers };
   }
@@ -69,6 +74,9 @@ export class AppModule {
         RecipientListModule,
         VerificationModule,
         AdministrationModule,
+        WatchdogModule,
+        BackupModule,
+        RetentionModule,
       ],
       // WebController last: its routes are exact paths, but keep the API's first in the route table.
       controllers: [HealthController, WebController],

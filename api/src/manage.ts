@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import {
+  BackupMessages,
   ORG_MODES,
   SIGNATURE_LEVELS,
   USER_ROLES,
@@ -10,10 +11,12 @@ import {
 } from '@esign/contract';
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { AppModule } from './app.module';
 import { AppError } from './common/app-error';
 import { ConfigError, loadConfig } from './config/app-config';
 import { AuthService } from './modules/auth/auth.service';
+import { BackupError, restoreBackup, writeBackup } from './modules/backup/backup-archive';
 import { UsersService } from './modules/auth/users.service';
 import { OrganisationsService } from './modules/organisations/organisations.service';
 import { REVOCATION_REASONS } from './modules/signing/pki/ocsp';
@@ -311,6 +314,47 @@ export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageI
         );
     });
 
+  const fill = (text: string, values: Record<string, string | number>) =>
+    text.replace(/\{(\w+)\}/g, (all, name: string) => (name in values ? String(values[name]) : all));
+  /** A path as the operator typed it: relative to where the command was run (npm's INIT_CWD), not api/. */
+  const typed = (file: string) => resolve(env.INIT_CWD ?? process.cwd(), file);
+
+  program
+    .command('backup')
+    .description(
+      'Write one archive of this installation while the server runs: the SQLite database (its online backup), every stored document it refers to, and a manifest with the SHA-256 of each part. With MariaDB or S3 it says what your own backups must cover.',
+    )
+    .argument('<file>', 'the archive to write (a .tar; mode 0600)')
+    .action(async (file: string) => {
+      const config = loadConfig(env);
+      const result = await writeBackup(config, typed(file));
+      const mb = `${(result.bytes / 1_048_576).toFixed(1)} MB`;
+      io.out(fill(BackupMessages.written, { file: result.file, count: result.documents, size: mb }));
+      io.out(fill(BackupMessages.holds, { what: result.manifest.covers.join('; ') }));
+      if (result.manifest.not_covered.length)
+        io.out(fill(BackupMessages.notHeld, { what: result.manifest.not_covered.join('; ') }));
+      io.out(BackupMessages.secret);
+    });
+
+  program
+    .command('restore')
+    .description(
+      'Restore an archive of `backup` into DATA_DIR, which must be new or empty: the whole archive is checked against its checksum and manifest first, and nothing is written when it does not match.',
+    )
+    .argument('<file>', 'the archive written by `backup`')
+    .action(async (file: string) => {
+      const config = loadConfig(env);
+      const { manifest, documents } = await restoreBackup(config, typed(file));
+      const hasDatabase = manifest.database === 'sqlite';
+      io.out(
+        fill(hasDatabase ? BackupMessages.restored : BackupMessages.restoredFiles, {
+          count: documents,
+          dir: config.dataDir,
+        }),
+      );
+      if (manifest.not_covered.length) io.out(fill(BackupMessages.notHeld, { what: manifest.not_covered.join('; ') }));
+    });
+
   program
     .command('dev-ca')
     .description('Print the development root CA certificate (PEM): what a PDF verifier must trust for the seals.')
@@ -323,7 +367,7 @@ export async function manage(argv: string[], env: NodeJS.ProcessEnv, io: ManageI
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    if (err instanceof AppError || err instanceof ConfigError) {
+    if (err instanceof AppError || err instanceof ConfigError || err instanceof BackupError) {
       io.err(err.message);
       return 1;
     }

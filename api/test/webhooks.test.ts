@@ -75,6 +75,11 @@ describe('webhooks', () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
       createdAt: t.clock.now().toISOString(),
       updatedAt: t.clock.now().toISOString(),
+      // Issue 24: what the limits see (nothing failed yet) and why it would be disabled (it is not).
+      disabled_reason: null,
+      disabled_at: null,
+      consecutive_failures: 0,
+      failing_since: null,
     });
     const { id } = created.body;
 

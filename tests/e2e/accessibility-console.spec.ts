@@ -150,6 +150,15 @@ test.describe('the console with axe-core and the keyboard', () => {
     await check(StaffRoutes.webhooks);
     await page.goto(StaffRoutes.deliveries);
     await check(StaffRoutes.deliveries);
+    // Issue 24: a signer's data, and its erasure's confirmation (cancelled: nothing is erased).
+    await page.goto(StaffRoutes.signerData);
+    await check(StaffRoutes.signerData);
+    await page.getByLabel(C.signerData.identifier).fill('nobody@example.in');
+    await page.getByRole('button', { name: C.signerData.erase }).click();
+    await expect(page.getByRole('dialog')).toBeVisible();
+    await check(StaffRoutes.signerData, 'the erasure dialog');
+    await page.getByRole('dialog').getByRole('button', { name: C.signerData.cancel }).click();
+    await expect(page.getByRole('dialog')).toHaveCount(0);
 
     // The console in Hindi: the dashboard and the settings.
     await page.getByTestId('language-switch').click();

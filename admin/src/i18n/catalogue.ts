@@ -5,6 +5,9 @@ import {
   RECIPIENT_TYPES,
   REMINDER_LABELS,
   RequestMessages,
+  RetentionMessages,
+  SignerDataMessages,
+  WatchdogMessages,
 } from '@esign/contract';
 import { ConsoleTexts } from './texts';
 
@@ -28,13 +31,18 @@ function polyglotTree<T extends object>(texts: T): TextTree<T> {
 /**
  * The console's texts in English, by source: `esign` the contract's Messages (the specification's texts word for
  * word), `admin` the administration's (AdminMessages), `request` the API's request answers the console shows
- * (RequestMessages), `terms` the contract's names of choices, and `console` the console's own (./texts.ts). (/list, the recipient's own list, is a recipient's
+ * (RequestMessages), `watchdog`, `retention` and `signers` issue 24's (WatchdogMessages, RetentionMessages,
+ * SignerDataMessages), `terms` the contract's names of choices, and `console` the console's own (./texts.ts). (/list, the recipient's own list, is a recipient's
  * page: it speaks the contract's RecipientListTexts, in English.)
  */
 export const consoleCatalogue = {
   esign: polyglotTree(Messages),
   admin: polyglotTree(AdminMessages),
   request: polyglotTree(RequestMessages),
+  /** Issue 24's answers and texts: the watchdog's findings and banner, retention, a signer's data. */
+  watchdog: polyglotTree(WatchdogMessages),
+  retention: polyglotTree(RetentionMessages),
+  signers: polyglotTree(SignerDataMessages),
   /** The contract's words for choices: recipient types, reminder durations, the kinds of fields. */
   terms: {
     recipientTypes: { sign: RECIPIENT_TYPES[0], copy: RECIPIENT_TYPES[1] },

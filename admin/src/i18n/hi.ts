@@ -1,5 +1,6 @@
 import type { ConsoleCatalogue } from './catalogue';
 import { adminHindi, requestHindi } from './hi/admin';
+import { retentionHindi, signersHindi, watchdogHindi } from './hi/reliability';
 import { consoleHindi } from './hi/console';
 import { esignHindi } from './hi/esign';
 import { raHindi } from './hi/ra';
@@ -9,6 +10,9 @@ const catalogue: ConsoleCatalogue = {
   esign: esignHindi,
   admin: adminHindi,
   request: requestHindi,
+  watchdog: watchdogHindi,
+  retention: retentionHindi,
+  signers: signersHindi,
   terms: {
     recipientTypes: { sign: 'हस्ताक्षर करना है', copy: 'प्रति प्राप्त करता है' },
     reminders: { '12': '12 घंटे', '24': '1 दिन', '48': '2 दिन' },

@@ -110,6 +110,63 @@ export const ConsoleTexts = {
     delete: 'Delete',
     back: 'Back to the dashboard',
     notFound: 'This request does not exist, or was deleted.',
+    archived: 'Archived',
+    archivedText: 'Archived on %{date}: its documents were deleted at the end of the retention period.',
+    archivedHashes: 'The documents can no longer be downloaded. Their SHA-256, kept in the audit trail:',
+    archivedOriginal: 'Original document',
+    archivedSigned: 'Signed document',
+  },
+  /** The dashboard's banner of the watchdog's findings (issue 24; administrators only). */
+  watchdog: {
+    intro:
+      '%{smart_count} request needs attention: the watchdog could not move it on by itself. |||| %{smart_count} requests need attention: the watchdog could not move them on by itself.',
+    retryAll: 'Retry all',
+    retryOf: 'Retry request %{refId}',
+    retries: 'Retries: %{count}',
+    kinds: {
+      seal_stuck: 'Seal stuck',
+      signing_too_long: 'Signing too long',
+      invitation_not_sent: 'Invitation not sent',
+    },
+  },
+  /** Retention on /settings (issue 24). */
+  retention: {
+    section: 'Retention',
+    intro:
+      "How long an ended request keeps its documents, selfies and videos. Afterwards the files are deleted; the request keeps its audit trail and the documents' SHA-256, and is shown as archived.",
+    appliesTo: 'Applies to completed, rejected, expired and cancelled requests, counted from when the request ended.',
+    documents: 'Documents kept for (days)',
+    documentsHelp: 'Empty: kept for ever. From 1 to %{max} days.',
+    media: 'Selfies and videos kept for (days)',
+    mediaHelp: 'Empty: as long as the documents. A shorter period deletes them first.',
+    forever: 'Kept for ever',
+  },
+  /** A signer's data (/signer-data, issue 24): export and erasure under India's DPDP Act, 2023. */
+  signerData: {
+    title: "A signer's data",
+    intro:
+      'Everything this organisation holds about one signer, found by e-mail address or mobile number: export it as a ZIP with a JSON manifest, or erase what the law allows to erase.',
+    identifier: 'E-mail address or mobile number',
+    identifierHelp: 'As entered on a request, e.g. asha@example.in or +91 98765 43210.',
+    export: 'Export',
+    exported: 'The export was downloaded: %{file}',
+    erase: 'Erase',
+    eraseTitle: 'Erase the data of %{identifier}?',
+    eraseIntro: 'From every request of this signer in the organisation, this erases:',
+    eraseConfirm: 'Erase',
+    cancel: 'Cancel',
+    erasedTitle: 'Erased',
+    erasedParties: 'Parties erased: %{count}',
+    erasedRequests: 'Requests: %{refIds}',
+    erasedFiles: 'Stored files deleted: %{count}',
+    erasedData: 'Erased: %{data}',
+    data: {
+      selfie: 'the selfie',
+      video: 'the liveness video and its result',
+      location: 'the location',
+      ip: 'the IP address',
+      phone: 'the phone number',
+    },
   },
   /** Signing methods by code (0 Aadhaar, 1 DSC, 2 e-Signature). */
   methods: {
@@ -167,6 +224,7 @@ export const ConsoleTexts = {
     webhooks: 'Webhooks',
     deliveries: 'Deliveries',
     administration: 'Administration',
+    signerData: "A signer's data",
   },
   /** What an administration page says to a user who is not an administrator. */
   notAllowed: {

@@ -2,6 +2,7 @@ import { StaffRoutes } from '@esign/contract';
 import DashboardIcon from '@mui/icons-material/Dashboard';
 import DraftsIcon from '@mui/icons-material/Drafts';
 import LogoutIcon from '@mui/icons-material/Logout';
+import PersonSearchIcon from '@mui/icons-material/PersonSearch';
 import SettingsIcon from '@mui/icons-material/Settings';
 import { Box, Button } from '@mui/material';
 import type { ReactNode } from 'react';
@@ -58,7 +59,7 @@ const StaffAppBar = () => (
 
 /**
  * The sidebar: Dashboard and Drafts (the specification's), and for an administrator the administration (users, API
- * keys, webhooks, deliveries, settings). Staff see none of it.
+ * keys, webhooks, deliveries, a signer's data, settings). Staff see none of it.
  */
 const StaffMenu = () => {
   const t = useText();
@@ -80,6 +81,11 @@ const StaffMenu = () => {
             to={StaffRoutes.deliveries}
             primaryText={t('console.layout.deliveries')}
             leftIcon={<deliveries.icon />}
+          />
+          <Menu.Item
+            to={StaffRoutes.signerData}
+            primaryText={t('console.layout.signerData')}
+            leftIcon={<PersonSearchIcon />}
           />
           <Menu.Item to={StaffRoutes.settings} primaryText={t('esign.navSettings')} leftIcon={<SettingsIcon />} />
         </>

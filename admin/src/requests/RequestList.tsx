@@ -12,6 +12,7 @@ import OutboxLink from '../outbox/OutboxLink';
 import PartyTable from './PartyTable';
 import ProgressField from './ProgressField';
 import RequestGrid from './RequestGrid';
+import WatchdogBanner from '../watchdog/WatchdogBanner';
 import { useText } from '../i18n/useText';
 import { clearUploadFlow } from '../session';
 
@@ -57,7 +58,8 @@ const NoRows = () => {
 /**
  * /dashboard (spec section 2): the requests, newest first (by the time each was sent), as expandable rows with their
  * progress; the party table, resend, delete and duplicate; 5 or 10 a page. With no requests at all the search box and
- * the title stay, above the no-data picture. The requests resource's list (its own address, /requests, leads here).
+ * the title stay, above the no-data picture. An administrator sees the watchdog's banner above the list when something is
+ * stuck. The requests resource's list (its own address, /requests, leads here).
  */
 const RequestList = () => {
   const navigate = useNavigate();
@@ -76,6 +78,7 @@ const RequestList = () => {
         <Box sx={{ flex: 1 }} />
         <ModeBadge />
       </Box>
+      <WatchdogBanner />
       <Card>
         <CardContent>
           <PageHeading title={t('esign.requestsDetails')} />

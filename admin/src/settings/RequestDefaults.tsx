@@ -2,19 +2,11 @@ import { Limits, REMINDER_LABELS } from '@esign/contract';
 import type { ReminderHours } from '@esign/contract';
 import { MenuItem, TextField } from '@mui/material';
 import { useMessageText, useText } from '../i18n/useText';
-import type { SettingsForm, SettingsProblems } from './form';
+import type { SettingsSectionProps } from './form';
 import { Section } from './rows';
 
 /** What a new request starts with: the reminder Initiate Request starts with, and the days until a request expires. */
-const RequestDefaults = ({
-  form,
-  problems,
-  onChange,
-}: {
-  form: SettingsForm;
-  problems: SettingsProblems;
-  onChange: (patch: Partial<SettingsForm>) => void;
-}) => {
+const RequestDefaults = ({ form, problems, onChange }: SettingsSectionProps) => {
   const t = useText();
   const messageText = useMessageText();
   return (

@@ -21,14 +21,15 @@ import {
 } from './form';
 import OrganisationSection from './OrganisationSection';
 import RequestDefaults from './RequestDefaults';
+import RetentionSection from './RetentionSection';
 import { INDENT, LinkRow, Section, SwitchRow, ThresholdRow, TimeZoneRow } from './rows';
 import SealSection from './SealSection';
 
 /**
  * /settings (administrators; not in the specification): the organisation (name, logo, mode, signature types), what a
- * request starts with (reminder, expiry), the identity checks for signers (face capture, the liveness video and its
- * threshold, the location check), the DSC panel's links, the signature level, the time zone of every time shown, and
- * the seal certificate. Save sends only the fields that changed (PUT /api/organisations/{orgId}), once every field
+ * request starts with (reminder, expiry), how long ended requests keep their files (retention, issue 24), the identity
+ * checks for signers (face capture, the liveness video and its threshold, the location check), the DSC panel's links,
+ * the signature level, the time zone of every time shown, and the seal certificate. Save sends only the fields that changed (PUT /api/organisations/{orgId}), once every field
  * reads right; the server's answer becomes the saved state, for every page (OrganisationProvider). The logo and the
  * seal are sent on their own, at once.
  */
@@ -104,6 +105,7 @@ const Settings = () => {
           <Box component="form" noValidate onSubmit={(e: FormEvent) => void save(e)}>
             <OrganisationSection organisation={organisation} form={form} problems={problems} onChange={patch} />
             <RequestDefaults form={form} problems={problems} onChange={patch} />
+            <RetentionSection form={form} problems={problems} onChange={patch} />
             <Section title={t('esign.settingsIdentitySection')} intro={t('esign.settingsIdentityIntro')}>
               <SwitchRow
                 label={t('esign.settingsFaceCapture')}

@@ -1,4 +1,11 @@
-import { DEFAULT_TIME_ZONE, Messages, inputMessage, isTimeZone, updateOrganisationSchema } from '@esign/contract';
+import {
+  DEFAULT_TIME_ZONE,
+  Messages,
+  RetentionMessages,
+  inputMessage,
+  isTimeZone,
+  updateOrganisationSchema,
+} from '@esign/contract';
 import type { OrgMode, Organisation, OrganisationSettings } from '@esign/contract';
 
 /** The switches of the settings page: the organisation's identity checks for signers. */
@@ -16,20 +23,31 @@ export type SettingsLink = 'dsc_download_url' | 'dsc_tutorial_url';
 /**
  * What the page edits: the organisation's name and mode (issue 22), the signature types, the switches, the liveness
  * threshold, the DSC panel's links, the time zone, the signature level, the reminder a request starts with and the
- * days until it expires. The expiry is text while typed.
+ * days until it expires; retention (issue 24): the days an ended request keeps its documents, and its selfies and videos.
+ * The expiry and the retention periods are text while typed ('' for a period: for ever).
  */
 export type SettingsForm = Pick<
   OrganisationSettings,
   SettingsFlag | 'live_video_threshold' | 'time_zone' | 'signature_level' | 'signature_types' | 'reminder_default_hours'
 > &
-  Record<SettingsLink, string> & { name: string; mode: OrgMode; request_expiry_days: string };
+  Record<SettingsLink, string> &
+  Record<RetentionField, string> & { name: string; mode: OrgMode; request_expiry_days: string };
+
+/** The retention periods (issue 24): days, or null for ever. */
+export type RetentionField = 'retention_days' | 'media_retention_days';
+export const RETENTION_FIELDS: readonly RetentionField[] = ['retention_days', 'media_retention_days'];
 
 /** The body of PUT /api/organisations/{orgId}: the fields that changed, links as null when emptied. */
 export type SettingsChanges = Partial<
-  Omit<Pick<OrganisationSettings, Exclude<keyof SettingsForm, 'name' | 'mode'>>, 'request_expiry_days'> & {
+  Omit<
+    Pick<OrganisationSettings, Exclude<keyof SettingsForm, 'name' | 'mode'>>,
+    'request_expiry_days' | RetentionField
+  > & {
     name: string;
     mode: OrgMode;
     request_expiry_days: number;
+    retention_days: number | null;
+    media_retention_days: number | null;
   }
 >;
 
@@ -50,6 +68,8 @@ const FIELDS: readonly (keyof SettingsForm)[] = [
   'dsc_tutorial_url',
   'time_zone',
   'signature_level',
+  'retention_days',
+  'media_retention_days',
 ];
 
 export const LINKS: readonly SettingsLink[] = ['dsc_download_url', 'dsc_tutorial_url'];
@@ -77,6 +97,8 @@ export const toForm = ({ name, mode, settings }: Organisation): SettingsForm => 
   dsc_tutorial_url: settings.dsc_tutorial_url ?? '',
   time_zone: settings.time_zone || DEFAULT_TIME_ZONE,
   signature_level: settings.signature_level ?? 'B-LTA',
+  retention_days: settings.retention_days == null ? '' : String(settings.retention_days),
+  media_retention_days: settings.media_retention_days == null ? '' : String(settings.media_retention_days),
 });
 
 /** The signature types' problem, as a key of the catalogue (the page says it in its language). */
@@ -90,6 +112,10 @@ const valueOf = (form: SettingsForm, field: keyof SettingsForm): unknown => {
   if (field === 'name') return form.name.trim();
   if (field === 'request_expiry_days')
     return form.request_expiry_days.trim() === '' ? NaN : Number(form.request_expiry_days);
+  if ((RETENTION_FIELDS as readonly string[]).includes(field)) {
+    const text = form[field as RetentionField].trim();
+    return text === '' ? null : Number(text);
+  }
   return form[field];
 };
 
@@ -120,8 +146,15 @@ export function isWebAddress(text: string): boolean {
 }
 
 export type SettingsProblems = Partial<
-  Record<SettingsLink | 'time_zone' | 'name' | 'request_expiry_days' | 'signature_types', string>
+  Record<SettingsLink | RetentionField | 'time_zone' | 'name' | 'request_expiry_days' | 'signature_types', string>
 >;
+
+/** What a section of the settings' form gets: the form, its problems, and how to change it. */
+export interface SettingsSectionProps {
+  form: SettingsForm;
+  problems: SettingsProblems;
+  onChange: (patch: Partial<SettingsForm>) => void;
+}
 
 /**
  * What is wrong with the form, field by field, in words a person can act on; a link the page takes but the API would
@@ -144,6 +177,15 @@ export function validateSettings(form: SettingsForm): SettingsProblems {
   const expiry = inputMessage(updateOrganisationSchema, { request_expiry_days: valueOf(form, 'request_expiry_days') });
   if (expiry) problems.request_expiry_days = expiry;
   if (form.signature_types.length === 0) problems.signature_types = SIGNATURE_TYPES_NONE;
+  // Retention: whole days within the API's range (its messages), and selfies never kept longer than the documents.
+  for (const field of RETENTION_FIELDS) {
+    const refused = inputMessage(updateOrganisationSchema, { [field]: valueOf(form, field) });
+    if (refused) problems[field] = refused;
+  }
+  const documents = valueOf(form, 'retention_days');
+  const media = valueOf(form, 'media_retention_days');
+  if (!problems.media_retention_days && typeof documents === 'number' && typeof media === 'number' && media > documents)
+    problems.media_retention_days = RetentionMessages.mediaLonger;
   return problems;
 }
 

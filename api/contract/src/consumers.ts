@@ -82,6 +82,13 @@ export interface OrganisationSettings {
    * unticked, as the specification's form starts).
    */
   reminder_default_hours: ReminderHours | null;
+  /**
+   * Retention (issue 24): days an ended request (completed, rejected, expired, cancelled) keeps its documents, selfies
+   * and signature images; null keeps them for ever (the default). Its audit trail and the documents' hashes stay.
+   */
+  retention_days?: number | null;
+  /** Days selfies and videos are kept when shorter than retention_days; null: as long as the documents. */
+  media_retention_days?: number | null;
 }
 
 /** Long-lived organisation API key (the plain key is shown once, at creation). */

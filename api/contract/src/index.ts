@@ -18,4 +18,5 @@ export * from './administration';
 export * from './languages';
 export * from './evidence';
 export * from './schemas';
+export * from './reliability';
 export * from './i18n';

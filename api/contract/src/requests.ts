@@ -150,6 +150,12 @@ export interface RequestListItem {
    * behind a signed link (12 h); absent until the request is completed.
    */
   verification_url?: string | null;
+  /**
+   * Issue 24: the request's documents were deleted by its organisation's retention period (shown as archived); its
+   * audit trail and the documents' hashes are kept. files_deleted_at is when.
+   */
+  archived?: boolean;
+  files_deleted_at?: string | null;
   data: PartyView[];
 }
 

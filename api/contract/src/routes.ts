@@ -32,6 +32,8 @@ export const StaffRoutes = {
   webhookCreate: '/webhooks/create',
   webhookShow: '/webhooks/:id/show',
   deliveries: '/deliveries',
+  // Issue 24: a signer's data (export, erasure), administrators only.
+  signerData: '/signer-data',
   // Public, without a layout: where an invitation's or a password reset's link lands (`?token=`), like /sign-in.
   setPassword: '/set-password',
 } as const;

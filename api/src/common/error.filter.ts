@@ -11,6 +11,7 @@ import {
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from './app-error';
+import { faultOf } from './faults';
 
 const CODE_FOR_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -69,6 +70,12 @@ export class AppErrorFilter implements ExceptionFilter {
   ): { code: ErrorCode; message: string; headers: Record<string, string> } {
     if (exception instanceof AppError)
       return { code: exception.code, message: exception.message, headers: exception.headers };
+    // A full or read-only disk, a database gone: 503 with what happened, and it recovers by itself (issue 24).
+    const fault = faultOf(exception);
+    if (fault) {
+      this.logger.warn({ err: exception, reqId: (req as { id?: unknown }).id }, 'infrastructure fault');
+      return { code: fault.code, message: fault.message, headers: fault.headers };
+    }
 
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

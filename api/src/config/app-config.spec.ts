@@ -276,4 +276,36 @@ describe('loadConfig', () => {
       /SESSION_MAX_SECONDS/,
     );
   });
+
+  it('configures scheduled backups only with BACKUP_DIR, outside DATA_DIR, with something to back up', () => {
+    expect(loadConfig({}).backup).toBeNull();
+    expect(loadConfig({ BACKUP_DIR: '/srv/backups', DATA_DIR: '/srv/esign' }).backup).toEqual({
+      dir: '/srv/backups',
+      everyHours: 24,
+      keep: 7,
+    });
+    const set = { BACKUP_DIR: '/srv/backups', BACKUP_EVERY_HOURS: '6', BACKUP_KEEP: '3', DATA_DIR: '/srv/esign' };
+    expect(loadConfig(set).backup).toEqual({ dir: '/srv/backups', everyHours: 6, keep: 3 });
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problems({ BACKUP_KEEP: '3' })).toEqual([
+      'BACKUP_KEEP only configure the scheduled backups of BACKUP_DIR, which is not set',
+    ]);
+    expect(problems({ ...set, BACKUP_EVERY_HOURS: '0', BACKUP_KEEP: 'all' }).map((p) => p.split(' ')[0])).toEqual([
+      'BACKUP_EVERY_HOURS',
+      'BACKUP_KEEP',
+    ]);
+    expect(problems({ BACKUP_DIR: '/srv/esign/backups', DATA_DIR: '/srv/esign' })[0]).toMatch(
+      /^BACKUP_DIR must not be inside DATA_DIR/,
+    );
+    expect(problems({ BACKUP_DIR: '/srv/b', DATABASE_URL: 'mysql://u:p@db/esign', S3_BUCKET: 'docs' })[0]).toMatch(
+      /^BACKUP_DIR has nothing to back up/,
+    );
+  });
 });

@@ -114,6 +114,41 @@ class EnvDto {
   ESIGN_TEST_JOBS?: string;
 
   @IsOptional()
+  @Matches(
+    /^[a-z][a-z0-9.-]{0,63}=(kill|fail)\*[1-9][0-9]{0,3}(,[a-z][a-z0-9.-]{0,63}=(kill|fail)\*[1-9][0-9]{0,3})*$/,
+    {
+      message: 'must be point=kill*N or point=fail*N, comma-separated (seal.before-completion=kill*1)',
+    },
+  )
+  ESIGN_TEST_FAULTS?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(5)
+  @Max(86_400)
+  @IsInt({ message: 'must be an integer' })
+  WATCHDOG_INTERVAL_SECONDS?: number;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/\S/, { message: 'must not be empty' })
+  BACKUP_DIR?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(24 * 90)
+  @IsInt({ message: 'must be an integer' })
+  BACKUP_EVERY_HOURS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(1000)
+  @IsInt({ message: 'must be an integer' })
+  BACKUP_KEEP?: number;
+
+  @IsOptional()
   @Matches(/^smtps?:\/\/[^\s/?#]+\/?(\?\S*)?$/, {
     message: 'must be an smtp:// or smtps:// URL (smtp://user:pass@mail.example.com:587)',
   })
@@ -324,6 +359,18 @@ export interface AppConfig {
    * testJobs registers the test-only job types (never in production).
    */
   jobs: { runner: boolean; pollMs: number; leaseSeconds: number; maxInterruptions: number; testJobs: boolean };
+  /**
+   * Test-only fault points (ESIGN_TEST_FAULTS, refused in production): at the named point the process kills itself
+   * (`kill`) or the step throws (`fail`), at most `times` times over the data directory's life (common/fault-points.ts).
+   */
+  testFaults: { point: string; action: 'kill' | 'fail'; times: number }[];
+  /** Issue 24: how often the watchdog looks for requests that should have moved and did not. */
+  watchdog: { intervalSeconds: number };
+  /**
+   * Issue 24: scheduled backups (the recurring `backup.run` job) into `dir` every `everyHours`, keeping the latest
+   * `keep` archives; null without BACKUP_DIR (`manage backup FILE` works either way).
+   */
+  backup: { dir: string; everyHours: number; keep: number } | null;
   /** E-mail through SMTP when smtpUrl is set, else into the dev outbox. */
   mail: { smtpUrl: string | null; from: string };
   /** SMS through the HTTP gateway (POST JSON { to, text }) when url is set, else into the dev outbox. */
@@ -396,6 +443,11 @@ export const CONFIG_VARIABLES = [
   'JOBS_LEASE_SECONDS',
   'JOBS_MAX_INTERRUPTIONS',
   'ESIGN_TEST_JOBS',
+  'ESIGN_TEST_FAULTS',
+  'WATCHDOG_INTERVAL_SECONDS',
+  'BACKUP_DIR',
+  'BACKUP_EVERY_HOURS',
+  'BACKUP_KEEP',
   'SMTP_URL',
   'MAIL_FROM',
   'SMS_URL',
@@ -447,6 +499,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
   if (dto.ESIGN_TEST_JOBS === '1' && dto.NODE_ENV === 'production') {
     problems.push('ESIGN_TEST_JOBS must not be set when NODE_ENV=production (it registers test-only job types)');
   }
+  if (dto.ESIGN_TEST_FAULTS && dto.NODE_ENV === 'production') {
+    problems.push('ESIGN_TEST_FAULTS must not be set when NODE_ENV=production (it makes the server fail on purpose)');
+  }
   const espSet = ESP_VARIABLES.filter((name) => raw[name] !== undefined);
   if (espSet.length && espSet.length < ESP_VARIABLES.length) {
     const missing = ESP_VARIABLES.filter((name) => raw[name] === undefined);
@@ -459,6 +514,24 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
   }
   if ((raw.S3_ACCESS_KEY_ID === undefined) !== (raw.S3_SECRET_ACCESS_KEY === undefined)) {
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither, for the default AWS chain)');
+  }
+  const backupDir = dto.BACKUP_DIR ? resolve(env.INIT_CWD ?? cwd, dto.BACKUP_DIR) : null;
+  if (!backupDir) {
+    const alone = (['BACKUP_EVERY_HOURS', 'BACKUP_KEEP'] as const).filter((name) => raw[name] !== undefined);
+    if (alone.length)
+      problems.push(`${alone.join(', ')} only configure the scheduled backups of BACKUP_DIR, which is not set`);
+  } else {
+    if (raw.DATABASE_URL !== undefined && raw.S3_BUCKET !== undefined)
+      problems.push(
+        'BACKUP_DIR has nothing to back up: the database is DATABASE_URL and the documents are in S3_BUCKET (back them up with their own tools; README.md, "Backups")',
+      );
+    const data = dto.DATA_DIR
+      ? resolve(env.INIT_CWD ?? cwd, dto.DATA_DIR)
+      : resolve(__dirname, '..', '..', '..', 'data');
+    if (`${backupDir}/`.startsWith(`${data}/`))
+      problems.push(
+        `BACKUP_DIR must not be inside DATA_DIR: a backup kept in the folder it backs up is lost with it (got ${JSON.stringify(raw.BACKUP_DIR)})`,
+      );
   }
   const tsaUrls = raw.TSA_URLS === undefined ? null : parseTsaUrls(raw.TSA_URLS);
   problems.push(...(tsaUrls?.problems ?? []));
@@ -531,6 +604,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
       maxInterruptions: dto.JOBS_MAX_INTERRUPTIONS ?? 50,
       testJobs: dto.ESIGN_TEST_JOBS === '1',
     },
+    testFaults: (dto.ESIGN_TEST_FAULTS ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((entry) => {
+        const [point, rest] = entry.split('=');
+        const [action, times] = rest.split('*');
+        return { point, action: action as 'kill' | 'fail', times: Number(times) };
+      }),
+    watchdog: { intervalSeconds: dto.WATCHDOG_INTERVAL_SECONDS ?? 900 },
+    backup: backupDir ? { dir: backupDir, everyHours: dto.BACKUP_EVERY_HOURS ?? 24, keep: dto.BACKUP_KEEP ?? 7 } : null,
     mail: { smtpUrl: dto.SMTP_URL ?? null, from: dto.MAIL_FROM ?? 'e-Sign <no-reply@localhost>' },
     sms: { url: dto.SMS_URL ?? null },
     seal: {

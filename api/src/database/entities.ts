@@ -20,6 +20,7 @@ import { PkiAuthorityEntity } from '../modules/signing/pki/pki-authority.entity'
 import { PkiCertificateEntity } from '../modules/signing/pki/pki-certificate.entity';
 import { SealKeyEntity } from '../modules/signing/pki/seal-key.entity';
 import { TemplateEntity } from '../modules/templates/template.entity';
+import { WatchdogFindingEntity } from '../modules/watchdog/watchdog-finding.entity';
 import { WebhookDeliveryEntity } from '../modules/webhooks/webhook-delivery.entity';
 import { WebhookEntity } from '../modules/webhooks/webhook.entity';
 
@@ -49,4 +50,5 @@ export const ENTITIES = [
   RecipientListLoginEntity,
   PkiAuthorityEntity,
   PkiCertificateEntity,
+  WatchdogFindingEntity,
 ];

@@ -91,7 +91,7 @@ describe('staff routes refuse wrong, missing, revoked and expired keys, and leak
    * schema takes (so the answer is about B's objects, not about the body).
    */
   const bodyFor = (route: Route) =>
-    /\/(secret|redeliver|reseal|password-link)$/.test(route.path)
+    /\/(secret|redeliver|reseal|password-link|retry)$/.test(route.path)
       ? {}
       : route.path.endsWith('/cancel')
         ? { reason: 'hijacked' }

@@ -98,11 +98,14 @@ export const ADMIN_ROUTES = [
   'PUT /api/organisations/:orgId/logo',
   'GET /api/organisations/:orgId/seal',
   'PUT /api/organisations/:orgId/seal',
+  // Issue 24: a signer's data.
+  'POST /api/signers/export',
+  'POST /api/signers/erase',
 ].sort();
 
 /** Where the administration's routes live: a registered route here that ADMIN_ROUTES does not list fails the walk. */
 export const isAdministration = (r: Route): boolean =>
-  /^\/api\/(users|api-keys|webhooks|deliveries)(\/|$)/.test(r.path) ||
+  /^\/api\/(users|api-keys|webhooks|deliveries|signers)(\/|$)/.test(r.path) ||
   (r.path.startsWith('/api/organisations/') && r.method !== 'GET') ||
   /^\/api\/organisations\/[^/]+\/seal$/.test(r.path);
 

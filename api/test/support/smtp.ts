@@ -7,8 +7,13 @@ export interface ReceivedMail {
   raw: string;
 }
 
-/** A real SMTP server on 127.0.0.1 and a free port (no auth, no TLS) that keeps every message it receives. */
-export async function startSmtpServer(): Promise<{ port: number; mails: ReceivedMail[]; close(): Promise<void> }> {
+/**
+ * A real SMTP server on 127.0.0.1 and a free port (no auth, no TLS) that keeps every message it receives. While
+ * `failing()` answers true it refuses every message with a temporary error (451), as a mail server in trouble does.
+ */
+export async function startSmtpServer(
+  opts: { failing?: () => boolean } = {},
+): Promise<{ port: number; mails: ReceivedMail[]; close(): Promise<void> }> {
   const port = await freePort();
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
@@ -16,6 +21,13 @@ export async function startSmtpServer(): Promise<{ port: number; mails: Received
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData(stream, session, callback) {
+      if (opts.failing?.()) {
+        stream.resume();
+        stream.on('end', () =>
+          callback(Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 })),
+        );
+        return;
+      }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {

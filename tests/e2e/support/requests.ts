@@ -97,15 +97,24 @@ export async function latestOtp(api: APIRequestContext, to: string): Promise<str
 const PNG =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
+/** A signer's address (the default one unless a test needs its own, e.g. to look the signer up). */
+export interface Contact {
+  email: string;
+  phoneNumber: string;
+}
+
+const KAVYA: Contact = { email: 'kavya@example.in', phoneNumber: '9876501234' };
+
 /**
  * Sends us_constitution.pdf to one e-Signature signer (no OTP) with `key` (of `orgId`'s staff) and signs it through the
- * recipient's calls; answers once the request is completed (sealed).
+ * recipient's calls; answers once the signature is submitted (the seal job then completes it).
  */
-export async function completedRequest(
+export async function signedRequest(
   request: APIRequestContext,
   key: string,
   name: string,
   orgId: string = DEMO.orgId,
+  contact: Contact = KAVYA,
 ): Promise<number> {
   const ok = async <T = unknown>(res: Awaited<ReturnType<APIRequestContext['get']>>): Promise<T> => {
     expect(res.ok(), `${res.url()} answered ${res.status()}: ${await res.text()}`).toBe(true);
@@ -118,8 +127,8 @@ export async function completedRequest(
         data: JSON.stringify([
           {
             name,
-            email: 'kavya@example.in',
-            phoneNumber: '9876501234',
+            email: contact.email,
+            phoneNumber: contact.phoneNumber,
             observer: false,
             signature_type: 'e-Signature',
           },
@@ -154,13 +163,23 @@ export async function completedRequest(
   await ok(await request.post(`/v1/signer_details/${base}`, { headers: t, data: { status: 'signing' } }));
   await ok(await request.get(`/v1/init/${orgId}/${requestId}?method=2`, { headers: t }));
   await ok(await request.post(`/v1/esignature/${orgId}/${requestId}`, { headers: t, data: { file: PNG } }));
-  await expect
-    .poll(
-      async () =>
-        ((await (await request.get(`/api/requests/${refId}`, { headers: { apikey: key } })).json()) as RequestListItem)
-          .request_status,
-      { timeout: 60_000 },
-    )
-    .toBe('completed');
+  return refId;
+}
+
+/** The status of a request, as the staff list says it. */
+export const requestStatus = async (request: APIRequestContext, key: string, refId: number): Promise<string> =>
+  ((await (await request.get(`/api/requests/${refId}`, { headers: { apikey: key } })).json()) as RequestListItem)
+    .request_status;
+
+/** signedRequest, then waits until the request is completed (sealed). */
+export async function completedRequest(
+  request: APIRequestContext,
+  key: string,
+  name: string,
+  orgId: string = DEMO.orgId,
+  contact: Contact = KAVYA,
+): Promise<number> {
+  const refId = await signedRequest(request, key, name, orgId, contact);
+  await expect.poll(() => requestStatus(request, key, refId), { timeout: 60_000 }).toBe('completed');
   return refId;
 }

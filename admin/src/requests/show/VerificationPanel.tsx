@@ -73,7 +73,12 @@ const VerificationPanel = () => {
       testId="verification"
     >
       {isPending && <CircularProgress size={24} aria-label={t('console.request.verification')} />}
-      {nothingSigned && <Typography color="text.secondary">{t('console.request.verificationNone')}</Typography>}
+      {nothingSigned && (
+        <Typography color="text.secondary">
+          {/* An archived request has no document left to check (issue 24); its audit trail's verdict stays above. */}
+          {record?.archived ? t('retention.filesDeleted') : t('console.request.verificationNone')}
+        </Typography>
+      )}
       {error && !nothingSigned && <Alert severity="error">{failureText(error)}</Alert>}
       {data && (
         <>

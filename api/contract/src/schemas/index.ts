@@ -12,3 +12,4 @@ export * from './dev-outbox';
 export * from './lists';
 export * from './fields';
 export * from './administration';
+export * from './reliability';

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '../dates';
 import { Limits } from '../limits';
+import { RETENTION_MAX_DAYS } from '../reliability';
 import { ORG_MODES, SIGNATURE_LEVELS, SIGNATURE_TYPES } from '../status';
 import { absentable, reportsEveryIssue, strictFields } from './core';
 
@@ -31,6 +32,15 @@ const oneOf = <T extends string>(field: string, values: readonly T[], message?: 
   z.enum(values as [T, ...T[]], {
     error: message ?? `${field} must be one of the following values: ${values.join(', ')}`,
   });
+
+const days = (field: string) =>
+  z
+    .number({ error: `${field} must be a whole number of days from 1 to ${RETENTION_MAX_DAYS}, or null` })
+    .int(`${field} must be a whole number of days from 1 to ${RETENTION_MAX_DAYS}, or null`)
+    .min(1, `${field} must be a whole number of days from 1 to ${RETENTION_MAX_DAYS}, or null`)
+    .max(RETENTION_MAX_DAYS, `${field} must be a whole number of days from 1 to ${RETENTION_MAX_DAYS}, or null`)
+    .nullable()
+    .optional();
 
 /** PUT /api/organisations/{orgId}: every field optional; only those sent change. */
 export const updateOrganisationSchema = reportsEveryIssue(
@@ -87,6 +97,14 @@ export const updateOrganisationSchema = reportsEveryIssue(
       .nullable()
       .optional()
       .meta({ description: 'The reminder /request-initiate starts with: 12, 24 or 48 hours; null for none.' }),
+    // null is a value here too: keep for ever.
+    retention_days: days('retention_days').meta({
+      description:
+        'Days an ended request keeps its documents, selfies and signature images (its audit trail and the hashes stay); null keeps them for ever.',
+    }),
+    media_retention_days: days('media_retention_days').meta({
+      description: 'Days selfies and videos are kept, when shorter than retention_days; null: as the documents.',
+    }),
   }).meta({
     examples: [
       {
@@ -95,6 +113,8 @@ export const updateOrganisationSchema = reportsEveryIssue(
         return_url: 'https://example.com/done',
         time_zone: 'Asia/Kolkata',
         reminder_default_hours: 24,
+        retention_days: 3650,
+        media_retention_days: 90,
       },
     ],
   }),

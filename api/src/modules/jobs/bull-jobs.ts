@@ -2,10 +2,12 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModu
 import { Queue, Worker, type Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { RedisService } from '../redis/redis.service';
-import { JobsRunner } from './jobs.runner';
+import { DEFAULT_LANE, JobsRunner } from './jobs.runner';
 
 /** The BullMQ queue every node hands due jobs to, and the worker takes them from. */
 export const JOBS_QUEUE = 'esign-jobs';
+/** A lane's own queue (issue 24: webhook deliveries): its jobs never wait behind the default lane's, nor the reverse. */
+export const laneQueue = (lane: string): string => (lane === DEFAULT_LANE ? JOBS_QUEUE : `${JOBS_QUEUE}-${lane}`);
 /** The repeatable sweep (a BullMQ job scheduler): one run per tick across every node and worker. */
 export const SWEEP_JOB = 'esign-sweep';
 /** Due jobs handed over per sweep (the rest follow at the next one). */
@@ -39,7 +41,9 @@ export interface BullJobData {
 export class BullJobs implements OnModuleInit, BeforeApplicationShutdown {
   private readonly log = new Logger('BullJobs');
   private queue: Queue | null = null;
-  private worker: Worker | null = null;
+  /** The other lanes' queues, made at first use (modules register their lanes after this one starts). */
+  private readonly laneQueues = new Map<string, Queue>();
+  private readonly workers: Worker[] = [];
   private dispatching: Promise<void> | null = null;
   private dispatchAgain = false;
 
@@ -66,18 +70,35 @@ export class BullJobs implements OnModuleInit, BeforeApplicationShutdown {
     if (recover) await this.runner.recoverStale();
     const due = await this.runner.due(SWEEP_BATCH);
     if (!due.length) return 0;
-    const jobs = due.map((row) => ({
-      name: row.type,
-      data: { id: row.id, payload: row.payload } satisfies BullJobData,
-      opts: {
-        jobId: `j${row.id}-${row.runAt.getTime()}-${row.attempts}`,
-        attempts: 1,
-        removeOnComplete: { age: 3600, count: 10_000 },
-        removeOnFail: { age: 24 * 3600 },
-      },
-    }));
-    await queue.addBulk(jobs);
-    return jobs.length;
+    const byLane = new Map<string, typeof due>();
+    for (const row of due) {
+      const lane = this.runner.laneOf(row.type);
+      byLane.set(lane, [...(byLane.get(lane) ?? []), row]);
+    }
+    for (const [lane, rows] of byLane) {
+      const jobs = rows.map((row) => ({
+        name: row.type,
+        data: { id: row.id, payload: row.payload } satisfies BullJobData,
+        opts: {
+          jobId: `j${row.id}-${row.runAt.getTime()}-${row.attempts}`,
+          attempts: 1,
+          removeOnComplete: { age: 3600, count: 10_000 },
+          removeOnFail: { age: 24 * 3600 },
+        },
+      }));
+      await (lane === DEFAULT_LANE ? queue : this.queueOf(lane)).addBulk(jobs);
+    }
+    return due.length;
+  }
+
+  private queueOf(lane: string): Queue {
+    let queue = this.laneQueues.get(lane);
+    if (!queue) {
+      queue = new Queue(laneQueue(lane), { connection: this.redis.connect(`queue-${lane}`) });
+      queue.on('error', (err: Error) => this.log.error(`BullMQ queue ${lane}: ${err.message}`));
+      this.laneQueues.set(lane, queue);
+    }
+    return queue;
   }
 
   /** Coalesces hand-overs asked for by many requests at once into one running and at most one more. */
@@ -106,16 +127,22 @@ export class BullJobs implements OnModuleInit, BeforeApplicationShutdown {
       { every: this.config.jobs.pollMs },
       { name: SWEEP_JOB, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
     );
-    this.worker = new Worker(JOBS_QUEUE, (job: Job) => this.process(job), {
-      connection: this.redis.connect('worker', true),
-      concurrency: WORKER_CONCURRENCY + 1,
-      // A killed worker's BullMQ jobs come back after this; the row itself comes back after JOBS_LEASE_SECONDS.
-      lockDuration: 30_000,
-      maxStalledCount: 5,
-    });
-    this.worker.on('error', (err: Error) => this.log.error(`BullMQ worker: ${err.message}`));
-    await this.worker.waitUntilReady();
-    this.log.log(`BullMQ worker on queue ${JOBS_QUEUE} (sweep every ${this.config.jobs.pollMs} ms)`);
+    for (const lane of this.runner.lanes) {
+      const worker = new Worker(laneQueue(lane), (job: Job) => this.process(job), {
+        connection: this.redis.connect(lane === DEFAULT_LANE ? 'worker' : `worker-${lane}`, true),
+        // The default lane also runs the sweep.
+        concurrency: WORKER_CONCURRENCY + (lane === DEFAULT_LANE ? 1 : 0),
+        // A killed worker's BullMQ jobs come back after this; the row itself comes back after JOBS_LEASE_SECONDS.
+        lockDuration: 30_000,
+        maxStalledCount: 5,
+      });
+      worker.on('error', (err: Error) => this.log.error(`BullMQ worker ${lane}: ${err.message}`));
+      this.workers.push(worker);
+      await worker.waitUntilReady();
+    }
+    this.log.log(
+      `BullMQ worker on queues ${this.runner.lanes.map(laneQueue).join(', ')} (sweep every ${this.config.jobs.pollMs} ms)`,
+    );
   }
 
   private async process(job: Job): Promise<unknown> {
@@ -126,13 +153,19 @@ export class BullJobs implements OnModuleInit, BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     // The worker first (it waits for its running jobs), then the handlers' grace period, then the queue.
-    if (this.worker) {
-      await this.worker.close().catch((err: unknown) => this.log.error(`closing the worker: ${message(err)}`));
+    if (this.workers.length) {
+      await Promise.all(
+        this.workers.map((w) =>
+          w.close().catch((err: unknown) => this.log.error(`closing the worker: ${message(err)}`)),
+        ),
+      );
       await this.runner.settleActive();
     }
     await this.dispatching;
     await this.queue?.close().catch(() => undefined);
-    this.worker = null;
+    for (const queue of this.laneQueues.values()) await queue.close().catch(() => undefined);
+    this.workers.length = 0;
+    this.laneQueues.clear();
     this.queue = null;
   }
 

@@ -16,8 +16,13 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobEntity } from './job.entity';
 import type { JobHandler } from './job.types';
 
-/** Jobs one runner runs at once (handlers wait on SMTP, SMS gateways and webhook receivers, not on the CPU). */
-const CONCURRENCY = 4;
+/**
+ * Jobs one runner runs at once in each lane (handlers wait on SMTP, SMS gateways and webhook receivers, not on the
+ * CPU). A job type runs in the default lane unless registered in another (webhook deliveries: issue 24), so receivers
+ * that hang for their whole timeout never hold up e-mails, SMS or seals.
+ */
+export const CONCURRENCY = 4;
+export const DEFAULT_LANE = 'default';
 /** On shutdown, running handlers get this long to finish, then are aborted and get as long again. */
 const SHUTDOWN_GRACE_MS = 5000;
 const MAX_ERROR = 1000;
@@ -43,10 +48,13 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   readonly id = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly log = new Logger('JobsRunner');
   private readonly handlers = new Map<string, JobHandler>();
-  /** At most this many jobs of a type at once in this runner (absent: only the runner's CONCURRENCY bounds it). */
+  /** The lane of each job type (absent: the default lane). */
+  private readonly lanesOfTypes = new Map<string, string>();
+  /** At most this many jobs of a type at once in this runner (absent: only its lane's CONCURRENCY bounds it). */
   private readonly limits = new Map<string, number>();
   private readonly active = new Map<number, Promise<void>>();
-  /** The type of each job this runner is running. */
+  /** The lane and the type of each job this runner is running. */
+  private readonly activeLanes = new Map<number, string>();
   private readonly activeTypes = new Map<number, string>();
   private abort = new AbortController();
   private timer?: NodeJS.Timeout;
@@ -69,22 +77,44 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /**
-   * Registers the handler of a job type (modules call this in onModuleInit). `concurrency`: at most that many jobs of
-   * the type run at once in this runner; the others stay queued (not claimed, so a process that dies while they wait
-   * does not count as their interruption) and the free slots go to other types. For CPU-bound work such as the seal,
-   * whose runs side by side only share the one thread.
+   * Registers the handler of a job type (modules call this in onModuleInit). `lane`: the job type runs beside the
+   * default lane's jobs with slots of its own (and, with REDIS_URL, its own BullMQ queue). `concurrency`: at most that
+   * many jobs of the type run at once in this runner; the others stay queued (not claimed, so a process that dies
+   * while they wait does not count as their interruption) and the free slots go to other types. For CPU-bound work
+   * such as the seal, whose runs side by side only share the one thread.
    */
-  register<P extends object>(type: string, handler: JobHandler<P>, opts: { concurrency?: number } = {}): void {
+  register<P extends object>(
+    type: string,
+    handler: JobHandler<P>,
+    opts: { lane?: string; concurrency?: number } = {},
+  ): void {
     if (this.handlers.has(type)) throw new Error(`A handler for job type '${type}' is registered already.`);
     this.handlers.set(type, handler as JobHandler);
+    if (opts.lane && opts.lane !== DEFAULT_LANE) this.lanesOfTypes.set(type, opts.lane);
     if (opts.concurrency !== undefined) this.limits.set(type, Math.max(1, Math.floor(opts.concurrency)));
   }
 
-  /** The registered types of which this runner may start one more job now. */
+  /** The lane a job type runs in. */
+  laneOf(type: string): string {
+    return this.lanesOfTypes.get(type) ?? DEFAULT_LANE;
+  }
+
+  /** Every lane some registered job type runs in (the default lane first). */
+  get lanes(): string[] {
+    return [DEFAULT_LANE, ...new Set(this.lanesOfTypes.values())];
+  }
+
+  /** The registered job types whose lane has a free slot in this runner and that are under their own limit. */
   private claimableTypes(): string[] {
+    const busy = new Map<string, number>();
+    for (const lane of this.activeLanes.values()) busy.set(lane, (busy.get(lane) ?? 0) + 1);
     const running = new Map<string, number>();
     for (const type of this.activeTypes.values()) running.set(type, (running.get(type) ?? 0) + 1);
-    return [...this.handlers.keys()].filter((type) => (running.get(type) ?? 0) < (this.limits.get(type) ?? Infinity));
+    return this.types.filter(
+      (type) =>
+        (busy.get(this.laneOf(type)) ?? 0) < CONCURRENCY &&
+        (running.get(type) ?? 0) < (this.limits.get(type) ?? Infinity),
+    );
   }
 
   get running(): boolean {
@@ -187,6 +217,9 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
         this.log.warn(`${this.active.size} job(s) still running at shutdown; they will run again after the lease`);
     }
     this.started = false;
+    // Stopped: drain() (tests, management) runs jobs with a live signal again, and start() may poll again.
+    this.stopping = false;
+    this.abort = new AbortController();
   }
 
   /**
@@ -236,8 +269,10 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
     this.ticking = true;
     try {
       await this.recover(false);
-      while (this.active.size < CONCURRENCY && this.running) {
-        const job = await this.claimNext(this.claimableTypes());
+      while (this.running) {
+        const types = this.claimableTypes();
+        if (!types.length) break;
+        const job = await this.claimNext(types);
         if (!job) break;
         void this.track(job).finally(() => this.wake(0));
       }
@@ -252,9 +287,11 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private track(job: JobEntity): Promise<void> {
+    this.activeLanes.set(job.id, this.laneOf(job.type));
     this.activeTypes.set(job.id, job.type);
     const run = this.execute(job).finally(() => {
       this.active.delete(job.id);
+      this.activeLanes.delete(job.id);
       this.activeTypes.delete(job.id);
     });
     this.active.set(job.id, run);
@@ -262,7 +299,7 @@ export class JobsRunner implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /** Claims the next due job of the given types (every registered one by default); null when none is due. */
-  private async claimNext(types: string[] = [...this.handlers.keys()]): Promise<JobEntity | null> {
+  private async claimNext(types: string[] = this.types): Promise<JobEntity | null> {
     if (!types.length) return null;
     const now = this.clock.now();
     const due = await this.jobs.find({

@@ -21,6 +21,9 @@ export type LevelCounts = Record<Scope, Map<string, number>>;
  */
 export type LevelCountsReader = () => Promise<LevelCounts>;
 
+/** Issue 24: the watchdog's unresolved findings by kind and state (`kind:state` → count), read from its table. */
+export type WatchdogCountsReader = () => Promise<Map<string, number>>;
+
 /** Every state of JobStatus, so that `esign_jobs` answers 0 for a state with no rows. */
 const JOB_STATES = ['queued', 'running', 'done', 'failed'] as const satisfies readonly JobStatus[];
 // Fails to compile when JobStatus gains a state that JOB_STATES does not list.
@@ -43,6 +46,14 @@ export class MetricsService {
   private readonly log = new Logger('Metrics');
   readonly registry = new Registry();
   private levelCountsReader: LevelCountsReader | null = null;
+  private watchdogReader: WatchdogCountsReader | null = null;
+
+  private readonly watchdogRetries = new Counter<'kind'>({
+    name: 'esign_watchdog_retries_total',
+    help: 'Retries the watchdog made by itself of requests that should have moved and did not, by kind of finding.',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
 
   private readonly httpDuration = new Histogram<'method' | 'route' | 'status'>({
     name: 'esign_http_request_duration_seconds',
@@ -110,6 +121,42 @@ export class MetricsService {
         if (counts) for (const scope of ['party', 'document'] as const) this.set({ scope }, counts[scope]);
       },
     });
+  }
+
+  /**
+   * Where esign_watchdog_findings reads its counts (the watchdog module sets it at start; metrics does not import it).
+   * `kinds` and `states` make a series of 0 for each pair with no finding.
+   */
+  readWatchdogWith(reader: WatchdogCountsReader, kinds: readonly string[], states: readonly string[]): void {
+    if (this.watchdogReader) return;
+    this.watchdogReader = reader;
+    const read = async () => {
+      try {
+        return await reader();
+      } catch (err) {
+        this.log.warn(`esign_watchdog_findings not collected: ${(err as Error).message}`);
+        return null;
+      }
+    };
+    for (const kind of kinds) this.watchdogRetries.inc({ kind }, 0);
+    new Gauge<'kind' | 'state'>({
+      name: 'esign_watchdog_findings',
+      help: "The watchdog's unresolved findings (requests that should have moved and did not), by kind and state (open: being retried; reported: needs a person), read at scrape time.",
+      labelNames: ['kind', 'state'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await read();
+        this.reset();
+        if (counts)
+          for (const kind of kinds)
+            for (const state of states) this.set({ kind, state }, counts.get(`${kind}:${state}`) ?? 0);
+      },
+    });
+  }
+
+  /** The watchdog retried one of its findings by itself. */
+  watchdogRetried(kind: string): void {
+    this.watchdogRetries.inc({ kind });
   }
 
   /** Where esign_signature_levels reads its counts (the requests module sets it at start). */

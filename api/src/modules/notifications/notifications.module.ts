@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobsModule } from '../jobs/jobs.module';
+import { AdminNotices } from './admin-notices';
 import { DevOutboxController } from './dev-outbox.controller';
 import { OutboxMailTransport, SmtpMailTransport, type MailTransport } from './mail.transport';
 import { MAIL_TRANSPORT, NotificationsService, SMS_TRANSPORT } from './notifications.service';
@@ -12,6 +13,7 @@ import { HttpSmsTransport, OutboxSmsTransport, type SmsTransport } from './sms.t
   controllers: [DevOutboxController],
   providers: [
     NotificationsService,
+    AdminNotices,
     {
       provide: MAIL_TRANSPORT,
       inject: [APP_CONFIG],
@@ -25,6 +27,6 @@ import { HttpSmsTransport, OutboxSmsTransport, type SmsTransport } from './sms.t
         config.sms.url ? new HttpSmsTransport(config.sms.url) : new OutboxSmsTransport(),
     },
   ],
-  exports: [NotificationsService],
+  exports: [NotificationsService, AdminNotices],
 })
 export class NotificationsModule {}

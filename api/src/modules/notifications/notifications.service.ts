@@ -150,6 +150,27 @@ export class NotificationsService implements OnModuleInit, OnApplicationShutdown
     return rows;
   }
 
+  /**
+   * Sends a message that failed again (issue 24's watchdog): a new outbox row with the same recipient, subject and
+   * text, and its own `notify.send` job, in the caller's transaction; the failed row stays as the record of the
+   * failure. Answers the new row, or null when the message is unknown or was not failed.
+   */
+  async resend(manager: EntityManager, messageId: number): Promise<OutboxMessageEntity | null> {
+    const failed = await manager.findOne(OutboxMessageEntity, { where: { id: messageId, status: 'failed' } });
+    if (!failed) return null;
+    return this.queue(manager, {
+      orgId: failed.orgId,
+      refId: failed.refId,
+      partyOrder: failed.partyOrder,
+      kind: failed.kind,
+      channel: failed.channel,
+      to: failed.to,
+      subject: failed.subject ?? undefined,
+      text: failed.text,
+      html: failed.html ?? undefined,
+    });
+  }
+
   /** The dev outbox: newest first, at most 50, optionally only those to one recipient. Not in production. */
   async devOutbox(to?: string): Promise<OutboxEntry[]> {
     if (this.config.env === 'production') throw new AppError('NOT_FOUND', Messages.notFound);

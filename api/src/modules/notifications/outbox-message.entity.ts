@@ -15,7 +15,10 @@ export type MessageKind =
   | 'user-invitation'
   | 'password-reset'
   /** The built-in sandbox ESP's Aadhaar OTP (standing in for UIDAI's SMS). */
-  | 'esp-otp';
+  | 'esp-otp'
+  /** Issue 24, to the organisation's administrators: a webhook disabled, the watchdog's findings. */
+  | 'webhook-disabled'
+  | 'watchdog';
 export type MessageStatus = 'queued' | 'sent' | 'failed';
 
 /**

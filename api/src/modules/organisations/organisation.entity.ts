@@ -91,6 +91,17 @@ export class OrganisationEntity {
   @Column({ name: 'reminder_default_hours', type: 'int', nullable: true })
   reminderDefaultHours!: ReminderHours | null;
 
+  /**
+   * Issue 24, retention: days an ended request (completed, rejected, expired, cancelled) keeps its documents, selfies
+   * and signature images after it ended; null keeps them for ever (the default).
+   */
+  @Column({ name: 'retention_days', type: 'int', nullable: true })
+  retentionDays!: number | null;
+
+  /** Days selfies are kept (videos are never stored), when shorter than retention_days; null: as the documents. */
+  @Column({ name: 'media_retention_days', type: 'int', nullable: true })
+  mediaRetentionDays!: number | null;
+
   @CreatedAtColumn()
   createdAt!: Date;
 

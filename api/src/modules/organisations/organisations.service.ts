@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   Limits,
+  RetentionMessages,
   ORG_MODES,
   type LogoType,
   type OrgMode,
@@ -96,7 +97,14 @@ export class OrganisationsService {
       requestExpiryDays: dto.request_expiry_days,
       // null is a value: no reminder by default.
       reminderDefaultHours: dto.reminder_default_hours,
+      retentionDays: dto.retention_days,
+      mediaRetentionDays: dto.media_retention_days,
     };
+    // Selfies and videos go with the documents at the latest: a media period longer than the documents' is refused.
+    const retention = dto.retention_days !== undefined ? dto.retention_days : org.retentionDays;
+    const media = dto.media_retention_days !== undefined ? dto.media_retention_days : org.mediaRetentionDays;
+    if (retention !== null && media !== null && media > retention)
+      throw new AppError('VALIDATION_FAILED', RetentionMessages.mediaLonger);
     const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     if (Object.keys(defined).length) {
       await this.orgs.update({ id: org.id }, { ...defined, updatedAt: this.clock.now() });
@@ -148,6 +156,8 @@ export function toContract(org: OrganisationEntity): Organisation {
       signature_level: org.signatureLevel,
       has_logo: !!org.logoKey,
       reminder_default_hours: org.reminderDefaultHours ?? null,
+      retention_days: org.retentionDays ?? null,
+      media_retention_days: org.mediaRetentionDays ?? null,
     },
     created_at: org.createdAt.toISOString(),
     updated_at: org.updatedAt.toISOString(),

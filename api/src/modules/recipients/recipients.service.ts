@@ -142,6 +142,7 @@ export class RecipientsService {
       me.updatedAt = now;
       await manager.save(PartyEntity, me);
       req.status = 'rejected';
+      req.endedAt = now;
       req.updatedAt = now;
       await manager.save(req);
       // Told by e-mail and SMS: every other signer who had been invited (signed already or not); not those whose turn

@@ -84,6 +84,7 @@ export class ArchiveService implements OnModuleInit {
     if (!req) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     if (req.status !== 'completed' || !req.signedFileKey)
       return { refId, renewed: false, reason: 'the request is not completed' };
+    if (req.filesDeletedAt) return { refId, renewed: false, reason: 'its documents were deleted by retention' };
     if (req.evidenceLevel !== 'B-LTA') return { refId, renewed: false, reason: `its level is ${req.evidenceLevel}` };
     const now = this.clock.now();
     if (!force && req.archiveRenewAt && req.archiveRenewAt.getTime() > now.getTime())

@@ -352,14 +352,17 @@ export class RequestEvents {
     message: { subject: string; text: string; html: string; sms: string },
   ): Promise<void> {
     const base = { orgId: req.orgId, refId: req.refId, partyOrder: party.order, kind };
-    await this.notifications.queue(manager, {
-      ...base,
-      channel: 'email',
-      to: party.email,
-      subject: message.subject,
-      text: message.text,
-      html: message.html,
-    });
-    await this.notifications.queue(manager, { ...base, channel: 'sms', to: party.phoneNumber, text: message.sms });
+    // An address erased at the signer's request (issue 24) is empty: that channel is skipped, never the change.
+    if (party.email)
+      await this.notifications.queue(manager, {
+        ...base,
+        channel: 'email',
+        to: party.email,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
+    if (party.phoneNumber)
+      await this.notifications.queue(manager, { ...base, channel: 'sms', to: party.phoneNumber, text: message.sms });
   }
 }

@@ -186,6 +186,7 @@ export class RequestLifecycle {
       const wasOpen = req.status === 'in-progress';
       if (wasOpen) {
         req.status = 'cancelled';
+        req.endedAt = now;
         const parties = await this.repo.parties(manager, req.refId);
         for (const p of parties) {
           if (p.status === 'completed' || p.status === 'rejected') continue;
@@ -222,6 +223,7 @@ export class RequestLifecycle {
       const org = await this.repo.organisation(auth.orgId, manager);
       const now = this.clock.now();
       req.status = 'cancelled';
+      req.endedAt = now;
       req.updatedAt = now;
       await manager.save(RequestEntity, req);
       const told: PartyEntity[] = [];
@@ -325,6 +327,7 @@ export class RequestLifecycle {
       }
       const org = await this.repo.organisation(orgId, manager);
       req.status = 'expired';
+      req.endedAt = now;
       req.updatedAt = now;
       await manager.save(RequestEntity, req);
       const parties = await this.repo.parties(manager, refId);

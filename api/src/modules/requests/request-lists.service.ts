@@ -56,6 +56,7 @@ const LIST_COLUMNS = [
   'deletedAt',
   'listedAt',
   'createdAt',
+  'filesDeletedAt',
 ] as const satisfies readonly (keyof RequestEntity)[];
 
 const STATUS_TEXT: Record<string, string> = {
@@ -164,9 +165,11 @@ export class RequestListsService {
       seal_error: r.status === 'in-progress' ? r.sealError : null,
       submitted_at: r.submittedAt ? r.submittedAt.toISOString() : null,
       completed_at: r.completedAt ? r.completedAt.toISOString() : null,
-      ...(r.status === 'completed' && r.signedFileKey
+      ...(r.status === 'completed' && r.signedFileKey && !r.filesDeletedAt
         ? { verification_url: await this.links.reportUrl(r.orgId, r.refId) }
         : {}),
+      // Only on a request whose documents retention deleted, so that other items keep the specification's shape.
+      ...(r.filesDeletedAt ? { archived: true, files_deleted_at: r.filesDeletedAt.toISOString() } : {}),
       data,
     };
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { RequestMessages, refIdOf } from '@esign/contract';
+import { RequestMessages, RetentionMessages, refIdOf } from '@esign/contract';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { OrganisationEntity } from '../organisations/organisation.entity';
@@ -92,6 +92,7 @@ export class RequestRepository {
     const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
     const key = req && (kind === 'original' ? req.fileKey : req.signedFileKey);
     if (!req || !key) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
+    if (req.filesDeletedAt) throw new AppError('NOT_FOUND', RetentionMessages.filesDeleted);
     const stream = await this.storage.stream(key);
     return { stream, filename: req.filename, ...(kind === 'original' ? { size: req.fileSize } : {}) };
   }

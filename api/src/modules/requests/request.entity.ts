@@ -118,6 +118,25 @@ export class RequestEntity {
   @DateTimeColumn({ name: 'archive_renew_at', nullable: true })
   archiveRenewAt!: Date | null;
 
+  /**
+   * Issue 24: when the request ended (completed, rejected, expired or cancelled), from which the organisation's
+   * retention period counts.
+   */
+  @DateTimeColumn({ name: 'ended_at', nullable: true })
+  endedAt!: Date | null;
+
+  /**
+   * When retention deleted the request's documents (the original, every signed version, signature images,
+   * attachments, selfies): the request keeps its audit trail and the documents' hashes (`file_key`,
+   * `signed_file_key`), so its chain still verifies; the lists show it as archived.
+   */
+  @DateTimeColumn({ name: 'files_deleted_at', nullable: true })
+  filesDeletedAt!: Date | null;
+
+  /** When retention deleted the parties' selfies (their own, shorter period; videos are never stored). */
+  @DateTimeColumn({ name: 'media_deleted_at', nullable: true })
+  mediaDeletedAt!: Date | null;
+
   /** Deleted from the console's lists (a draft, or a request that was cancelled by deleting it). */
   @DateTimeColumn({ name: 'deleted_at', nullable: true })
   deletedAt!: Date | null;

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
+import { FaultPoints } from '../../common/fault-points';
 import { AuditService } from '../audit/audit.service';
 import type { AuditEventEntity } from '../audit/audit-event.entity';
 import type { JobContext } from '../jobs/job.types';
@@ -152,6 +153,7 @@ export class SealService implements OnModuleInit {
     private readonly runner: JobsRunner,
     private readonly metrics: MetricsService,
     private readonly timestamps: Timestamps,
+    private readonly faults: FaultPoints,
   ) {}
 
   onModuleInit(): void {
@@ -261,6 +263,8 @@ export class SealService implements OnModuleInit {
       }
       const signers = parties.filter((p) => !p.observer);
       if (!signers.length || !signers.every((p) => p.status === 'completed')) return outcome;
+      // Every signature is applied and the seal is next: where a test stops a seal (issue 24's watchdog).
+      this.faults.hit('seal.before-completion');
       if (await this.complete(req, org, parties, policy)) {
         outcome.completed = true;
         this.metrics.sealCompleted();
@@ -604,6 +608,7 @@ export class SealService implements OnModuleInit {
       }
       fresh.status = 'completed';
       fresh.completedAt = now;
+      fresh.endedAt = now;
       fresh.signedFileKey = stored.key;
       fresh.sealError = null;
       fresh.sealFailedAt = null;

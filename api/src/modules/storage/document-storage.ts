@@ -17,6 +17,11 @@ export abstract class DocumentStorage {
    */
   abstract stream(key: string): Promise<Readable>;
   abstract exists(key: string): Promise<boolean>;
+  /**
+   * Deletes a key's bytes (issue 24: retention and erasure, which first make sure no live row refers to the key);
+   * answers whether something was deleted. The only way anything stored ever goes.
+   */
+  abstract delete(key: string): Promise<boolean>;
   /** For readiness: throws (with a message naming the store) when the store cannot be read and written now. */
   abstract check(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, mkdir, open, readFile, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { access, link, mkdir, open, readFile, statfs, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
@@ -12,6 +12,9 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
  * Files under $DATA_DIR/files/ab/cd/<sha256>. A write goes to a temporary file first and is then hard-linked into
  * place, which fails if the name exists: a crash never leaves a half-written document and nothing is overwritten.
  */
+/** Free space under which readiness reports the documents' disk as full. */
+const FULL_BELOW_BYTES = 1_048_576;
+
 export class LocalDocumentStorage extends DocumentStorage {
   constructor(private readonly root: string) {
     super();
@@ -21,9 +24,19 @@ export class LocalDocumentStorage extends DocumentStorage {
     const key = sha256(bytes);
     const path = this.pathOf(key);
     if (await this.exists(key)) return { key, size: bytes.length };
-    await mkdir(join(path, '..'), { recursive: true });
     const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(temp, bytes, { flag: 'wx', mode: 0o640 });
+    try {
+      await mkdir(join(path, '..'), { recursive: true });
+      await writeFile(temp, bytes, { flag: 'wx', mode: 0o640 });
+    } catch (err) {
+      // A recursive mkdir on a read-only file system says ENOENT: ask the folder itself, whose EROFS (or EACCES)
+      // is what the error filter answers 503 for (issue 24). A partly written temporary file is removed.
+      await unlink(temp).catch(() => undefined);
+      throw await access(this.root, constants.W_OK).then(
+        () => err,
+        (fault: unknown) => fault,
+      );
+    }
     try {
       await link(temp, path);
     } catch (err) {
@@ -69,11 +82,25 @@ export class LocalDocumentStorage extends DocumentStorage {
     );
   }
 
+  async delete(key: string): Promise<boolean> {
+    if (!STORAGE_KEY.test(key)) return false;
+    try {
+      await unlink(this.pathOf(key));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+  }
+
   async check(): Promise<void> {
     await mkdir(this.root, { recursive: true });
     await access(this.root, constants.R_OK | constants.W_OK).catch(() => {
       throw new Error(`the document folder ${this.root} is not writable`);
     });
+    // Writable but full (issue 24): less than a document's worth of room left is a fault too.
+    const room = await statfs(this.root);
+    if (room.bavail * room.bsize < FULL_BELOW_BYTES) throw new Error(`the document folder ${this.root} is full`);
   }
 
   private pathOf(key: string): string {

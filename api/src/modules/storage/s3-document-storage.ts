@@ -1,4 +1,5 @@
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
@@ -125,6 +126,12 @@ export class S3DocumentStorage extends DocumentStorage {
       if (isAbsent(err)) return false;
       throw err;
     }
+  }
+
+  async delete(key: string): Promise<boolean> {
+    if (!(await this.exists(key))) return false;
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
+    return true;
   }
 
   async check(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { X509Certificate } from 'node:crypto';
-import type { RequestStatus } from '@esign/contract';
+import { RetentionMessages, type RequestStatus } from '@esign/contract';
 import { certificatesFromPem, commonName, verifyDocument, type DocumentReport } from '@esign/verifier';
 import { DataSource, In } from 'typeorm';
 import { AppError } from '../../common/app-error';
@@ -72,6 +72,7 @@ export class VerificationService {
     const req = await this.db.getRepository(RequestEntity).findOneBy({ orgId, refId });
     if (!req || req.deletedAt || req.isDraft) throw new AppError('NOT_FOUND', 'Request not found.');
     if (!req.signedFileKey) throw new AppError('NOT_FOUND', 'This request has no signed document yet.');
+    if (req.filesDeletedAt) throw new AppError('NOT_FOUND', RetentionMessages.filesDeleted);
     const [anchors, events] = await Promise.all([this.anchors(orgId), this.audit.list(this.db.manager, orgId, refId)]);
     const key = [req.signedFileKey, ...anchors.map((a) => a.fingerprint256), at?.toISOString() ?? ''].join('|');
     let report = this.cache.get(key);

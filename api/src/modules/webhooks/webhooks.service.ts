@@ -1,11 +1,15 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   AdminMessages,
   DELIVERY_EXCERPT_BYTES,
   WEBHOOK_ALL_EVENTS,
+  WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES,
+  WEBHOOK_DISABLE_AFTER_FAILING_DAYS,
   WEBHOOK_EVENTS,
+  WEBHOOK_MAX_ATTEMPTS,
   WebhookHeaders,
+  WebhookMessages,
   type CreatedWebhook,
   type CreateWebhookInput,
   type DeliveryListQuery,
@@ -17,11 +21,12 @@ import {
   type WebhookPayload,
 } from '@esign/contract';
 import { randomUUID } from 'node:crypto';
-import { DataSource, Raw, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { DataSource, IsNull, Raw, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import * as lists from '../../common/rest-query';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { ADMIN_NOTICE_JOB, type AdminNoticePayload } from '../jobs/admin-notice';
 import type { JobContext } from '../jobs/job.types';
 import { JobsRunner } from '../jobs/jobs.runner';
 import { JobsService } from '../jobs/jobs.service';
@@ -36,15 +41,19 @@ export interface WebhookDeliverPayload {
   deliveryId: number;
 }
 
-/** 30 s, 1, 2, 4, 8, 16, 32 min between attempts: the last of 8 about an hour after the event. */
-export const WEBHOOK_MAX_ATTEMPTS = 8;
+export { WEBHOOK_MAX_ATTEMPTS };
 export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** Deliveries run in their own lane of the job runner: a slow receiver never holds up e-mails, SMS or seals. */
+export const WEBHOOK_LANE = 'webhooks';
+const FAILING_MS = WEBHOOK_DISABLE_AFTER_FAILING_DAYS * 86_400_000;
 const MAX_WEBHOOKS_PER_ORG = 50;
 const MAX_DELIVERIES_LISTED = 100;
 
 /** An organisation's webhooks, the events emitted to them, and their signed, retried deliveries. */
 @Injectable()
 export class WebhooksService implements OnModuleInit {
+  private readonly log = new Logger('Webhooks');
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly clock: Clock,
@@ -54,7 +63,9 @@ export class WebhooksService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.runner.register<WebhookDeliverPayload>(WEBHOOK_DELIVER_JOB, (payload, ctx) => this.deliver(payload, ctx));
+    this.runner.register<WebhookDeliverPayload>(WEBHOOK_DELIVER_JOB, (payload, ctx) => this.deliver(payload, ctx), {
+      lane: WEBHOOK_LANE,
+    });
   }
 
   private get hooks() {
@@ -113,7 +124,16 @@ export class WebhooksService implements OnModuleInit {
     const changes: Partial<WebhookEntity> = {};
     if (dto.url !== undefined) changes.url = checkWebhookUrl(dto.url, this.config.env === 'production');
     if (dto.events !== undefined) changes.events = normaliseEvents(dto.events);
-    if (dto.active !== undefined) changes.active = dto.active;
+    if (dto.active !== undefined && dto.active !== hook.active) {
+      changes.active = dto.active;
+      // Enabled again: a fresh start (the limits count from here). Disabled by hand: said so.
+      Object.assign(
+        changes,
+        dto.active
+          ? { disabledReason: null, disabledAt: null, consecutiveFailures: 0, failingSince: null }
+          : { disabledReason: WebhookMessages.disabledByAdministrator, disabledAt: this.clock.now() },
+      );
+    }
     if (Object.keys(changes).length) {
       await this.hooks.update({ id: hook.id, orgId }, { ...changes, updatedAt: this.clock.now() });
     }
@@ -254,7 +274,11 @@ export class WebhooksService implements OnModuleInit {
     return hook;
   }
 
-  /** The webhook.deliver handler: one signed POST; a non-2xx answer or no answer throws, so the job retries. */
+  /**
+   * The webhook.deliver handler: one signed POST; a non-2xx answer or no answer throws, so the job retries (8
+   * attempts). Issue 24: a delivered one ends the webhook's run of failures; a failed attempt starts one (its time), a
+   * delivery that fails for good counts one more, and the webhook is disabled by the limits (`limitReached`).
+   */
   private async deliver({ deliveryId }: WebhookDeliverPayload, ctx: JobContext): Promise<void> {
     const repo = ctx.manager.getRepository(WebhookDeliveryEntity);
     const delivery = await repo.findOne({ where: { id: deliveryId } });
@@ -264,7 +288,10 @@ export class WebhooksService implements OnModuleInit {
       where: { id: delivery.webhookId, orgId: delivery.orgId },
     });
     if (!hook || !hook.active) {
-      await repo.update(pending, { status: 'failed', error: hook ? 'the webhook is disabled' : 'the webhook is gone' });
+      await repo.update(pending, {
+        status: 'failed',
+        error: hook ? WebhookMessages.deliveryWebhookDisabled : WebhookMessages.deliveryWebhookGone,
+      });
       return;
     }
     const attempts = delivery.attempts + 1;
@@ -300,23 +327,101 @@ export class WebhooksService implements OnModuleInit {
           error: null,
           deliveredAt: this.clock.now(),
         });
+        await this.delivered(ctx.manager, hook);
         return;
       }
       error = `the receiver answered ${res.status}`;
     } catch (err) {
+      if (ctx.signal.aborted) throw err;
       error = timeout.aborted
         ? `the receiver did not answer in ${WEBHOOK_TIMEOUT_MS / 1000} s`
         : `the receiver could not be reached: ${describe(err)}`;
     }
-    await repo.update(pending, {
-      attempts,
-      responseStatus,
-      responseExcerpt,
-      error: error.slice(0, 1000),
-      ...(ctx.isLastAttempt ? { status: 'failed' as const } : {}),
-    });
-    throw new Error(error);
+    const failure = { attempts, responseStatus, responseExcerpt, error: error.slice(0, 1000) };
+    const disabled = await this.attemptFailed(hook, delivery.id, failure, ctx.isLastAttempt);
+    // Disabled by this failure: the delivery ends here (nothing more is sent to a disabled webhook). Otherwise the
+    // job retries, or on its last attempt ends failed like the delivery.
+    if (!disabled) throw new Error(error);
   }
+
+  /** A delivery went through: the webhook's run of failures is over. */
+  private async delivered(manager: EntityManager, hook: WebhookEntity): Promise<void> {
+    if (!hook.consecutiveFailures && !hook.failingSince) return;
+    await manager.update(WebhookEntity, { id: hook.id }, { consecutiveFailures: 0, failingSince: null });
+  }
+
+  /**
+   * Records a failed attempt in one transaction: the delivery's outcome (failed for good on its last attempt, or when
+   * the webhook is disabled now), the webhook's count of failed deliveries and the start of its run of failures, and,
+   * when a limit is reached, the webhook disabled (`active` false, the reason and the time), its other pending
+   * deliveries failed and its administrators' e-mail queued. Answers whether the webhook was disabled by it.
+   */
+  private async attemptFailed(
+    hook: WebhookEntity,
+    deliveryId: number,
+    failure: { attempts: number; responseStatus: number | null; responseExcerpt: string | null; error: string },
+    last: boolean,
+  ): Promise<boolean> {
+    const now = this.clock.now();
+    return this.db.transaction(async (manager) => {
+      const hooks = manager.getRepository(WebhookEntity);
+      const deliveries = manager.getRepository(WebhookDeliveryEntity);
+      await deliveries.update(
+        { id: deliveryId, status: 'pending' },
+        { ...failure, ...(last ? { status: 'failed' as const } : {}) },
+      );
+      await hooks.update({ id: hook.id, failingSince: IsNull() }, { failingSince: now });
+      if (last) await hooks.increment({ id: hook.id }, 'consecutiveFailures', 1);
+      const fresh = await hooks.findOne({ where: { id: hook.id } });
+      const reason = fresh?.active ? limitReached(fresh, now, failure.error) : null;
+      if (!fresh || !reason) return false;
+      // Conditional: of two deliveries failing at once, one disables the webhook and tells its owners.
+      const taken = await hooks.update(
+        { id: hook.id, active: true },
+        { active: false, disabledReason: reason, disabledAt: now, updatedAt: now },
+      );
+      if (!taken.affected) return false;
+      // This delivery ends with its own error; the others pending say why they were not sent.
+      await deliveries.update({ id: deliveryId, status: 'pending' }, { status: 'failed' });
+      await deliveries.update(
+        { webhookId: hook.id, status: 'pending' },
+        { status: 'failed', error: WebhookMessages.deliveryWebhookDisabled },
+      );
+      await this.jobs.enqueue(manager, {
+        type: ADMIN_NOTICE_JOB,
+        payload: {
+          orgId: hook.orgId,
+          notice: {
+            kind: 'webhook-disabled',
+            webhookId: hook.id,
+            url: hook.url,
+            reason,
+            disabledAt: now.toISOString(),
+          },
+        } satisfies AdminNoticePayload,
+        orgId: hook.orgId,
+      });
+      this.log.warn(`webhook ${hook.id} of ${hook.orgId} disabled: ${reason}`);
+      return true;
+    });
+  }
+}
+
+/**
+ * Whether a webhook's failures reached a limit, and the reason to record: WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES
+ * deliveries in a row failed for good, or failed attempts without one delivered for WEBHOOK_DISABLE_AFTER_FAILING_DAYS.
+ */
+export function limitReached(
+  hook: Pick<WebhookEntity, 'consecutiveFailures' | 'failingSince'>,
+  now: Date,
+  lastError: string,
+): string | null {
+  const error = lastError.slice(0, 200);
+  if (hook.consecutiveFailures >= WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES)
+    return WebhookMessages.disabledAfterFailedDeliveries.replace('{error}', error);
+  if (hook.failingSince && now.getTime() - hook.failingSince.getTime() >= FAILING_MS)
+    return WebhookMessages.disabledAfterFailingDays.replace('{error}', error);
+  return null;
 }
 
 function toWebhook(h: WebhookEntity): Webhook {
@@ -327,6 +432,10 @@ function toWebhook(h: WebhookEntity): Webhook {
     active: h.active,
     createdAt: h.createdAt.toISOString(),
     updatedAt: h.updatedAt.toISOString(),
+    disabled_reason: h.disabledReason,
+    disabled_at: h.disabledAt?.toISOString() ?? null,
+    consecutive_failures: h.consecutiveFailures,
+    failing_since: h.failingSince?.toISOString() ?? null,
   };
 }
 

@@ -20,6 +20,9 @@ import { ApiKeysOrgKindIndex1795564441024 } from './1795564441024-ApiKeysOrgKind
 import { PartyFields1795581458296 } from './1795581458296-PartyFields';
 import { Administration1795814374440 } from './1795814374440-Administration';
 import { PartyLanguage1795815973916 } from './1795815973916-PartyLanguage';
+import { WebhookLimits1795821900000 } from './1795821900000-WebhookLimits';
+import { WatchdogFindings1795822000000 } from './1795822000000-WatchdogFindings';
+import { Retention1795822100000 } from './1795822100000-Retention';
 
 export const SQLITE_MIGRATIONS = [
   Init1795318066055,
@@ -43,4 +46,7 @@ export const SQLITE_MIGRATIONS = [
   PartyFields1795581458296,
   Administration1795814374440,
   PartyLanguage1795815973916,
+  WebhookLimits1795821900000,
+  WatchdogFindings1795822000000,
+  Retention1795822100000,
 ];
