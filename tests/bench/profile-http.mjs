@@ -4,6 +4,7 @@
  * profiler, tests/bench/cpu-profile-preload.cjs) while autocannon loads one case for DURATION seconds. Prints the top
  * functions by self time and the time per package, and keeps the .cpuprofile (open it in Chrome's DevTools).
  *   node tests/bench/profile-http.mjs [html|reference|list] [out.cpuprofile]
+ *   node tests/bench/profile-http.mjs --summary file.cpuprofile     (the same summary of a kept profile)
  * Options: BENCH_HTTP_REQUESTS (default 1000), BENCH_HTTP_DURATION (default 10), BENCH_HTTP_CONNECTIONS (default 10).
  */
 import fs from 'node:fs';
@@ -103,7 +104,9 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (which === '--summary') console.log(summarise(JSON.parse(fs.readFileSync(process.argv[3], 'utf8'))));
+else
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

@@ -20,6 +20,7 @@ import { ApiKeysOrgKindIndex1795564441024 } from './1795564441024-ApiKeysOrgKind
 import { PartyFields1795581458296 } from './1795581458296-PartyFields';
 import { Administration1795814374440 } from './1795814374440-Administration';
 import { PartyLanguage1795815973916 } from './1795815973916-PartyLanguage';
+import { ListIndex1795842475633 } from './1795842475633-ListIndex';
 
 export const SQLITE_MIGRATIONS = [
   Init1795318066055,
@@ -43,4 +44,5 @@ export const SQLITE_MIGRATIONS = [
   PartyFields1795581458296,
   Administration1795814374440,
   PartyLanguage1795815973916,
+  ListIndex1795842475633,
 ];
