@@ -40,6 +40,15 @@ export class RowReader<T extends ObjectLiteral> {
     return this.query(values, manager);
   }
 
+  /**
+   * The rows of `SELECT <the columns> FROM <the table> <tail>`: the caller's WHERE, ORDER BY and LIMIT, with `?`
+   * parameters as the engine takes them (numbers for booleans; plain snake_case column names read on both engines).
+   */
+  async select(tail: string, params: readonly unknown[], manager: EntityManager = this.db.manager): Promise<T[]> {
+    const { select, columns } = this.statement();
+    return this.hydrate(columns, await manager.query(`${select} ${tail}`, [...params]));
+  }
+
   /** Every row whose one `where` column equals any of `values`, in `orderBy`'s order. */
   async anyOf(values: readonly unknown[], manager: EntityManager = this.db.manager): Promise<T[]> {
     if (!values.length) return [];
@@ -89,7 +98,7 @@ export class RowReader<T extends ObjectLiteral> {
     const escape = (c: ColumnMetadata) => driver.escape(c.databaseName);
     const select = `SELECT ${columns.map(escape).join(', ')} FROM ${driver.escape(metadata.tablePath)}`;
     const order = this.options.orderBy ? ` ORDER BY ${escape(columnOf(this.options.orderBy))} ASC` : '';
-    const sql = `${select} WHERE ${where.map((c) => `${escape(c)} = ?`).join(' AND ')}${order}`;
+    const sql = where.length ? `${select} WHERE ${where.map((c) => `${escape(c)} = ?`).join(' AND ')}${order}` : '';
     this.built = { sql, select, order, columns, where };
     return this.built;
   }
