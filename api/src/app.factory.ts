@@ -23,7 +23,7 @@ import type { AppConfig } from './config/app-config';
 /** How long an idle keep-alive connection is kept open. */
 export const KEEP_ALIVE_MS = 65_000;
 
-/** JSON answers shorter than this are sent uncompressed: they fit in TCP's initial window either way. */
+/** JSON answers and pages shorter than this are sent uncompressed: they fit in TCP's initial window either way. */
 const FIRST_FLIGHT_BYTES = 12 * 1024;
 
 /** A file name at the top of a web build (`/favicon.ico`), as opposed to a route (`/api/requests`, `/health`). */
@@ -177,8 +177,9 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
       filter: (req, res) => {
         const type = String(res.getHeader('Content-Type') ?? '');
         if (/^(application\/pdf|image\/)/.test(type)) return false;
+        // The apps' pages (index.html, about 1.3 KB) likewise.
         if (
-          type.startsWith('application/json') &&
+          (type.startsWith('application/json') || type.startsWith('text/html')) &&
           Number(res.getHeader('Content-Length') ?? Infinity) < FIRST_FLIGHT_BYTES
         )
           return false;

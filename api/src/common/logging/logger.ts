@@ -2,7 +2,6 @@ import type { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type Logger } from 'pino';
-import { pinoHttp, type HttpLogger } from 'pino-http';
 import { Headers } from '@esign/contract';
 import type { AppConfig } from '../../config/app-config';
 
@@ -30,27 +29,41 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Query values that are permissions: link tokens, keys, OTPs, and the HMAC of a document link (`sig`). */
 const SECRET_QUERY = /([?&](?:token|key|apikey|otp|sig)=)[^&]*/gi;
 
-/** One log line per request, with a request id taken from x-request-id (when sane) or made up, echoed back. */
-export function createHttpLogger(logger: Logger): HttpLogger {
-  return pinoHttp({
-    logger,
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const incoming = req.headers[Headers.requestId];
-      const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader(Headers.requestId, id);
-      return id;
-    },
-    serializers: {
-      req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
-        id: req.id,
-        method: req.method,
-        url: req.url.replace(SECRET_QUERY, '$1[redacted]'),
-        remoteAddress: req.remoteAddress,
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-  });
+/**
+ * One log line per request, with a request id taken from x-request-id (when sane) or made up, echoed back: pino-http's
+ * line (req: id, method, url without secrets, remoteAddress; res: statusCode; responseTime), written only when its level
+ * is enabled. pino-http made a child logger and serialised the request on every call, at any level; this costs a
+ * header and a listener when the line is not written (LOG_LEVEL=warn).
+ */
+export function createHttpLogger(logger: Logger) {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const incoming = req.headers[Headers.requestId];
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader(Headers.requestId, id);
+    const start = Date.now();
+    // As the client sent it: routers mounted on a path shorten req.url while they run.
+    const url = req.url ?? '';
+    const done = (): void => {
+      res.off('finish', done);
+      res.off('close', done);
+      const level = res.writableFinished ? (res.statusCode >= 500 ? 'error' : 'info') : 'warn';
+      if (!logger.isLevelEnabled(level)) return;
+      const line = {
+        req: {
+          id,
+          method: req.method,
+          url: url.replace(SECRET_QUERY, '$1[redacted]'),
+          remoteAddress: req.socket?.remoteAddress,
+        },
+        res: { statusCode: res.statusCode },
+        responseTime: Date.now() - start,
+      };
+      logger[level](line, res.writableFinished ? 'request completed' : 'request aborted');
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    next();
+  };
 }
 
 /** Nest's own messages (start-up, routes) go through the same pino logger. */

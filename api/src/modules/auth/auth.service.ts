@@ -18,13 +18,14 @@ import type { AuthContext } from '../../common/auth/auth-context';
 import { Clock } from '../../common/clock';
 import * as lists from '../../common/rest-query';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { RowReader } from '../../database/row-reader';
 import { OrganisationsService } from '../organisations/organisations.service';
 import { ApiKeyEntity } from './api-key.entity';
 import { parseBasic } from './basic-auth';
 import { LoginThrottleService } from './login-throttle.service';
 import { hashKey, newApiKey, safeEqual, verifyPassword } from './secrets';
 import { UsersService } from './users.service';
-import type { UserEntity } from './user.entity';
+import { UserEntity } from './user.entity';
 
 /** A session key's last use is written at most this often, so that a busy console does not write on every call. */
 const TOUCH_INTERVAL_MS = 30_000;
@@ -42,6 +43,10 @@ const KEY_SORT_COLUMN: Record<ApiKeySortField, string> = {
 
 @Injectable()
 export class AuthService {
+  // Every guarded call reads its key and (for a session key) its user: the SQL is built once (RowReader).
+  private readonly keyByHash: RowReader<ApiKeyEntity>;
+  private readonly userById: RowReader<UserEntity>;
+
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,7 +54,12 @@ export class AuthService {
     private readonly organisations: OrganisationsService,
     private readonly throttle: LoginThrottleService,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.keyByHash = new RowReader(keys.manager.connection, ApiKeyEntity, ['keyHash']);
+    this.userById = new RowReader(keys.manager.connection, UserEntity, ['id'], {
+      select: ['id', 'orgId', 'role', 'disabled'],
+    });
+  }
 
   /** GET /consumers/{username}/key-auth: checks the Basic credentials and issues a fresh session key. */
   async issueSessionKey(pathUsername: string, authorization: string | undefined, ip: string): Promise<KeyAuthResponse> {
@@ -102,7 +112,7 @@ export class AuthService {
   /** Resolves an `apikey` header to its organisation, or answers 401. */
   async authenticateKey(key: string | undefined): Promise<AuthContext> {
     if (!key) throw new AppError('NO_API_KEY', Messages.noApiKey);
-    const row = await this.keys.findOne({ where: { keyHash: hashKey(key) } });
+    const row = await this.keyByHash.one([hashKey(key)]);
     if (!row || row.revokedAt) throw new AppError('INVALID_CREDENTIALS', Messages.invalidCredentials);
     const now = this.clock.now();
     if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) {
@@ -114,7 +124,7 @@ export class AuthService {
     // A session key is its user's: a disabled (or removed) user's keys stop at once, and the role is read each call.
     let role: UserRole = 'admin';
     if (row.kind === 'session') {
-      const user = row.userId ? await this.users.findById(row.userId) : null;
+      const user = row.userId ? await this.userById.one([row.userId]) : null;
       if (!user || user.disabled || user.orgId !== row.orgId)
         throw new AppError('INVALID_CREDENTIALS', Messages.invalidCredentials);
       role = user.role;

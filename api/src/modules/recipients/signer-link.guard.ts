@@ -19,6 +19,7 @@ import { LinksService } from '../secrets/links.service';
 import { PartyEntity } from '../requests/party.entity';
 import { RequestEntity } from '../requests/request.entity';
 import { lockFor, RequestRepository } from '../requests/request-repository';
+import { RowReader } from '../../database/row-reader';
 import type { OrganisationEntity } from '../organisations/organisation.entity';
 import { signingOver, SignerSessions, type SignerSession } from './signer-sessions.service';
 
@@ -109,21 +110,28 @@ export function linkToken(req: Request): string | null {
  */
 @Injectable()
 export class SignerLinkGuard implements CanActivate {
+  private readonly partyByToken: RowReader<PartyEntity>;
+  private readonly requestById: RowReader<RequestEntity>;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly links: LinksService,
     private readonly sessions: SignerSessions,
     private readonly reflector: Reflector,
-  ) {}
+  ) {
+    this.partyByToken = new RowReader(db, PartyEntity, ['tokenHash']);
+    this.requestById = new RowReader(db, RequestEntity, ['refId']);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<SignerRequest>();
     const token = linkToken(req);
-    const invalid = new AppError('INVALID_LINK', RecipientMessages.invalidLink);
-    if (!token) throw invalid;
-    const party = await this.db.manager.findOneBy(PartyEntity, { tokenHash: this.links.tokenHash(token) });
-    const request = party && (await this.db.manager.findOneBy(RequestEntity, { refId: party.refId }));
-    if (!party || !request || request.orgId !== party.orgId) throw invalid;
+    // Made only when thrown: an error captures a stack trace, which every valid call would pay for.
+    const invalid = () => new AppError('INVALID_LINK', RecipientMessages.invalidLink);
+    if (!token) throw invalid();
+    const party = await this.partyByToken.one([this.links.tokenHash(token)]);
+    const request = party && (await this.requestById.one([party.refId]));
+    if (!party || !request || request.orgId !== party.orgId) throw invalid();
     const ctx = { party, request };
     const sources = [req.params, req.query, req.body && typeof req.body === 'object' ? req.body : {}] as Record<
       string,
@@ -133,7 +141,7 @@ export class SignerLinkGuard implements CanActivate {
       for (const source of sources) {
         for (const name of names) {
           const value = source[name];
-          if (value !== undefined && !matches(ctx, String(value))) throw invalid;
+          if (value !== undefined && !matches(ctx, String(value))) throw invalid();
         }
       }
     }

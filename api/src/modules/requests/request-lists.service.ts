@@ -9,6 +9,7 @@ import {
 } from '@esign/contract';
 import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
+import { RowReader } from '../../database/row-reader';
 import { containsPattern, LIKE_ESCAPE } from '../../common/rest-query';
 import { LinksService } from '../secrets/links.service';
 import { RequestCounts } from './request-counts';
@@ -83,41 +84,45 @@ function statusText(r: RequestEntity): string {
  */
 @Injectable()
 export class RequestListsService {
+  private readonly listRows: RowReader<RequestEntity>;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly requests: RequestRepository,
     private readonly links: LinksService,
     private readonly counts: RequestCounts,
-  ) {}
+  ) {
+    this.listRows = new RowReader(db, RequestEntity, [], { select: LIST_COLUMNS });
+  }
 
   async list(orgId: string, query: ListQuery): Promise<{ total: number; rows: RequestEntity[] }> {
-    const qb = this.db.manager
-      .createQueryBuilder(RequestEntity, 'r')
-      .select(LIST_COLUMNS.map((c) => `r.${c}`))
-      .where('r.org_id = :orgId', { orgId })
-      .andWhere('r.is_draft = :draft', { draft: query.drafts })
-      .andWhere('r.deleted_at IS NULL')
-      .andWhere('r.listed_at IS NOT NULL');
+    // Raw SQL on idx_requests_listed (the query builder cost more CPU than SQLite takes to answer); plain column names,
+    // booleans as numbers, so the same text runs on both engines.
+    const where = ['org_id = ?', 'is_draft = ?', 'deleted_at IS NULL', 'listed_at IS NOT NULL'];
+    const params: unknown[] = [orgId, query.drafts ? 1 : 0];
     const q = query.q?.trim();
     if (q) {
       if (/^\d+$/.test(q)) {
         if (q.length > 15) return { total: 0, rows: [] };
         // A Ref ID is unique: one primary-key read answers both the page and the total.
-        const hit = await qb.andWhere('r.ref_id = :refId', { refId: Number(q) }).getOne();
+        const [hit] = await this.listRows.select(`WHERE ${where.join(' AND ')} AND ref_id = ?`, [...params, Number(q)]);
         return { total: hit ? 1 : 0, rows: hit && query.offset === 0 ? [hit] : [] };
-      } else {
-        qb.andWhere(`r.filename LIKE :pattern ${LIKE_ESCAPE}`, { pattern: containsPattern(q) });
       }
+      where.push(`filename LIKE ? ${LIKE_ESCAPE}`);
+      params.push(containsPattern(q));
     }
-    const column = { listedAt: 'r.listed_at', filename: 'r.filename', refId: 'r.ref_id' }[query.sortBy];
+    const filter = `WHERE ${where.join(' AND ')}`;
     // Unfiltered, the total is one row of the counts the triggers keep (SQLite); else the database counts.
-    const total = (q ? null : await this.counts.total(orgId, query.drafts)) ?? (await qb.getCount());
-    const rows = await qb
-      .orderBy(column, query.order)
-      .addOrderBy('r.ref_id', query.order)
-      .offset(query.offset)
-      .limit(query.limit)
-      .getMany();
+    const total =
+      (q ? null : await this.counts.total(orgId, query.drafts)) ??
+      Number(((await this.db.query(`SELECT COUNT(*) AS n FROM requests ${filter}`, params)) as { n: unknown }[])[0].n);
+    const column = { listedAt: 'listed_at', filename: 'filename', refId: 'ref_id' }[query.sortBy];
+    const order = query.order === 'DESC' ? 'DESC' : 'ASC';
+    const rows = await this.listRows.select(`${filter} ORDER BY ${column} ${order}, ref_id ${order} LIMIT ? OFFSET ?`, [
+      ...params,
+      query.limit,
+      query.offset,
+    ]);
     return { total, rows };
   }
 

@@ -9,8 +9,9 @@ import type { PageGeometry } from '../documents/pdf/geometry';
  */
 @Entity('requests')
 // The console's lists read one index: newest first (by the time each row is listed) within (organisation, draft or not,
-// not deleted); the file name is in it too so a file-name search scans the index, not the table.
-@Index('idx_requests_listed', ['orgId', 'isDraft', 'deletedAt', 'listedAt', 'filename'])
+// not deleted), then by Ref ID (the tie-break of a page's order, so no page is sorted); the file name is in it too so a
+// file-name search scans the index, not the table.
+@Index('idx_requests_listed', ['orgId', 'isDraft', 'deletedAt', 'listedAt', 'refId', 'filename'])
 @Index('idx_requests_evidence_level', ['evidenceLevel'])
 // The caller's idempotency reference (POST /v1/upload clientReference / Idempotency-Key): one request per reference and
 // organisation; requests without one (NULL) are not constrained.

@@ -23,6 +23,7 @@ import { PartyLanguage1795815973916 } from './1795815973916-PartyLanguage';
 import { WebhookLimits1795821900000 } from './1795821900000-WebhookLimits';
 import { WatchdogFindings1795822000000 } from './1795822000000-WatchdogFindings';
 import { Retention1795822100000 } from './1795822100000-Retention';
+import { ListIndex1795842475633 } from './1795842475633-ListIndex';
 
 export const SQLITE_MIGRATIONS = [
   Init1795318066055,
@@ -49,4 +50,5 @@ export const SQLITE_MIGRATIONS = [
   WebhookLimits1795821900000,
   WatchdogFindings1795822000000,
   Retention1795822100000,
+  ListIndex1795842475633,
 ];

@@ -1,0 +1,58 @@
+import { RowReader } from '../src/database/row-reader';
+import { ApiKeyEntity } from '../src/modules/auth/api-key.entity';
+import { OrganisationEntity } from '../src/modules/organisations/organisation.entity';
+import { PartyEntity } from '../src/modules/requests/party.entity';
+import { RequestEntity } from '../src/modules/requests/request.entity';
+import { SIGNERS } from './support/requests';
+import { sendForSigning } from './support/signing';
+import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
+
+// The hot look-ups read rows through RowReader instead of TypeORM's find: the entities must be the very same (dates,
+// booleans, JSON columns, the bigint transformer), on each engine.
+describe('RowReader', () => {
+  let t: TestApp;
+  let refId: number;
+  beforeAll(async () => {
+    t = await startTestApp();
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+    await signIn(t, 'alice', 'alice-password');
+    const key = await orgApiKey(t, 'acme');
+    ({ refId } = await sendForSigning(t, key, 'acme', { recipients: [SIGNERS[0], SIGNERS[1]] }, [
+      { order: 1, pageNo: [1] },
+      { order: 2, pageNo: [1] },
+    ]));
+  });
+  afterAll(() => t.close());
+
+  it('reads each entity as findOneBy and find do', async () => {
+    const m = t.db.manager;
+    expect(await new RowReader(t.db, RequestEntity, ['refId']).one([refId])).toEqual(
+      await m.findOneBy(RequestEntity, { refId }),
+    );
+    expect(await new RowReader(t.db, OrganisationEntity, ['id']).one(['acme'])).toEqual(
+      await m.findOneBy(OrganisationEntity, { id: 'acme' }),
+    );
+    const parties = await m.find(PartyEntity, { where: { refId }, order: { order: 'ASC' } });
+    expect(parties).toHaveLength(2);
+    expect(await new RowReader(t.db, PartyEntity, ['refId'], { orderBy: 'order' }).all([refId])).toEqual(parties);
+    expect(await new RowReader(t.db, PartyEntity, ['tokenHash']).one([parties[1].tokenHash])).toEqual(parties[1]);
+    const keys = await m.find(ApiKeyEntity, { where: { orgId: 'acme' } });
+    for (const k of keys) expect(await new RowReader(t.db, ApiKeyEntity, ['keyHash']).one([k.keyHash])).toEqual(k);
+  });
+
+  it('answers null, nothing, and only the selected columns', async () => {
+    expect(await new RowReader(t.db, RequestEntity, ['refId']).one([1])).toBeNull();
+    const byRef = new RowReader(t.db, PartyEntity, ['refId'], { orderBy: 'order', select: ['id', 'order', 'name'] });
+    expect(await byRef.anyOf([])).toEqual([]);
+    const rows = await byRef.anyOf([refId, 1]);
+    expect(rows.map((p) => ({ ...p }))).toEqual([
+      { id: expect.any(String), order: 1, name: SIGNERS[0].name },
+      { id: expect.any(String), order: 2, name: SIGNERS[1].name },
+    ]);
+    const listed = await new RowReader(t.db, RequestEntity, [], { select: ['refId', 'filename'] }).select(
+      'WHERE org_id = ? AND ref_id = ?',
+      ['acme', refId],
+    );
+    expect(listed.map((r) => ({ ...r }))).toEqual([{ refId, filename: expect.any(String) }]);
+  });
+});
