@@ -10,7 +10,15 @@ import { loadConfig } from '../src/config/app-config';
 import { manage, type ManageIo } from '../src/manage';
 import { verifyBackup } from '../src/modules/backup/backup-archive';
 import { BackupService } from '../src/modules/backup/backup.service';
-import { drain, requestRow, sendForSigning, signAs, signedPdf, verifyPdf } from './support/signing';
+import {
+  drain,
+  requestRow,
+  sendForSigning,
+  signAs,
+  signedPdf,
+  verifyPdf,
+  numberedRecipient as signer,
+} from './support/signing';
 import { createOrgWithUser, engine, orgApiKey, startTestApp, type TestApp } from './support/test-app';
 
 function io(): ManageIo & { lines: string[]; errors: string[] } {
@@ -19,13 +27,6 @@ function io(): ManageIo & { lines: string[]; errors: string[] } {
   return { lines, errors, out: (l) => lines.push(l), err: (l) => errors.push(l), readStdin: async () => '' };
 }
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const signer = (i: number) => ({
-  name: `Signer ${i}`,
-  email: `signer${i}@example.in`,
-  phoneNumber: `98765${String(i).padStart(5, '0')}`,
-  observer: false,
-  signature_type: 'e-Signature',
-});
 
 /**
  * Issue 24's backups: `manage backup FILE` beside the running server (SQLite's online backup), `manage restore FILE`

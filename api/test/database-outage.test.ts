@@ -5,15 +5,18 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './support/mariadb-server';
-import { drain, requestRow, sendForSigning, signAs, signedPdf, verifyPdf } from './support/signing';
+import {
+  drain,
+  requestRow,
+  sendForSigning,
+  signAs,
+  signedPdf,
+  verifyPdf,
+  numberedSigner as signer,
+} from './support/signing';
 import { createOrgWithUser, engine, freshDatabase, orgApiKey, startTestApp, type TestApp } from './support/test-app';
 
 const SIGNERS = 8;
-const signer = (i: number) => ({
-  name: `Signer ${i}`,
-  email: `signer${i}@example.in`,
-  phoneNumber: `98765${String(i).padStart(5, '0')}`,
-});
 
 /**
  * A TCP relay to MariaDB that can go down and come back on the same port: to the API, the database server stopped

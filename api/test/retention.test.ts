@@ -14,16 +14,9 @@ import {
   signAs,
   signedPdf,
   verifyPdf,
+  numberedRecipient as signer,
 } from './support/signing';
 import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
-
-const signer = (i: number) => ({
-  name: `Signer ${i}`,
-  email: `signer${i}@example.in`,
-  phoneNumber: `98765${String(i).padStart(5, '0')}`,
-  observer: false,
-  signature_type: 'e-Signature',
-});
 
 /**
  * Issue 24's retention: with a period of 1 day and the clock moved 2 days, an ended request loses its documents,

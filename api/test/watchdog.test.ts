@@ -6,7 +6,16 @@ import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message
 import { PartyEntity } from '../src/modules/requests/party.entity';
 import { SigningEngine } from '../src/modules/signing/pdf/engine';
 import { WatchdogService } from '../src/modules/watchdog/watchdog.service';
-import { drain, partyRow, requestRow, sendForSigning, signAs, verifyPdf, signedPdf } from './support/signing';
+import {
+  drain,
+  partyRow,
+  requestRow,
+  sendForSigning,
+  signAs,
+  verifyPdf,
+  signedPdf,
+  numberedSigner as signer,
+} from './support/signing';
 import { startSmtpServer } from './support/smtp';
 import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
@@ -15,11 +24,6 @@ interface Signer {
   email: string;
   phoneNumber: string;
 }
-const signer = (i: number): Signer => ({
-  name: `Signer ${i}`,
-  email: `signer${i}@example.in`,
-  phoneNumber: `98765${String(i).padStart(5, '0')}`,
-});
 const recipients = (...s: Signer[]) => s.map((x) => ({ ...x, observer: false, signature_type: 'e-Signature' }));
 
 /** The value of one series in the Prometheus text, or undefined when absent. */

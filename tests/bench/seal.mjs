@@ -14,111 +14,19 @@
  * upload check under 2 s each. Exit code 1 when one is missed.
  */
 import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { record } from './report.mjs';
-import { demoKey, entry, freePort, repoRoot, startServer, stop, testSupport } from './server.mjs';
+import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
+import { fixture, hashAndWriteMs, prepare, verify } from './seal-support.mjs';
 
 const require = createRequire(path.join(repoRoot, 'api', 'package.json'));
-const shared = process.env.SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
-const fixture = (name) => path.join(shared, 'fixtures', 'pdfs', name);
 const TARGET_FRECULTURE_MS = 2000;
 const TARGET_INSPECT_MS = 2000;
 /** The timestamps of a B-LTA completion with the built-in TSA (issue 19). */
 const TARGET_TIMESTAMPS_MS = 150;
-
-const SIGNERS = ['Asha Rao', 'Vikram Shah', 'Meera Iyer', 'Rahul Nair', 'Priya Menon', 'Arjun Das'].map((name, i) => ({
-  name,
-  email: `${name.split(' ')[0].toLowerCase()}@example.in`,
-  phoneNumber: `98765432${10 + i}`,
-  observer: false,
-  signature_type: 'e-Signature',
-}));
-
-/** A drawn-looking signature PNG (240×80), from the test-support package every suite uses. */
-const signaturePng = () => require('@esign/test-support').signaturePng(240, 80, 5);
-
-/**
- * Ten fields for signer i (issue 21), one of each kind a signer fills plus a date and a Devanagari text, on ten pages
- * spread over the book, in a band of the page that is the signer's own; and the values the signer fills in.
- */
-function benchFields(i) {
-  const box = (k) => [40, 60 + i * 40 + (k % 2) * 20, 240, 76 + i * 40 + (k % 2) * 20];
-  const page = (k) => 1 + ((k * 35 + i * 5) % 350);
-  const fields = [
-    { id: `s${i}init`, kind: 'initials' },
-    { id: `s${i}name`, kind: 'name' },
-    { id: `s${i}date`, kind: 'date' },
-    { id: `s${i}text`, kind: 'text', label: 'Reference' },
-    { id: `s${i}num`, kind: 'number', label: 'Amount' },
-    { id: `s${i}check`, kind: 'checkbox', label: 'I agree' },
-    { id: `s${i}drop`, kind: 'dropdown', label: 'City', options: ['Mumbai', 'Pune', 'Chennai'] },
-    { id: `s${i}radio`, kind: 'radio', label: 'Plan', options: ['Basic', 'Premium'] },
-    { id: `s${i}hindi`, kind: 'text', label: 'Name in Hindi' },
-    { id: `s${i}pan`, kind: 'text', label: 'PAN', pattern: 'PAN' },
-  ].map((f, k) => ({ ...f, page: page(k), box: box(k) }));
-  const values = {
-    [`s${i}text`]: `Invoice 2026-${i}`,
-    [`s${i}num`]: `${1000 * (i + 1)}`,
-    [`s${i}check`]: true,
-    [`s${i}drop`]: 'Pune',
-    [`s${i}radio`]: 'Premium',
-    [`s${i}hindi`]: 'आशा वर्मा',
-    [`s${i}pan`]: 'ABCDE1234F',
-  };
-  return { fields, values };
-}
-
-/** A sent request whose 6 signatures are submitted and waiting for the seal job (with 10 fields each when `fields`). */
-async function prepare(base, key, name, fields = false) {
-  const { callApi, sendRequest } = testSupport();
-  const { refId, parties } = await sendRequest(base, key, {
-    orgId: 'demo',
-    recipients: SIGNERS,
-    pdf: name,
-    placement: (i) => ({
-      apply_all: true,
-      rectangle: `${20 + i * 90},700,${100 + i * 90},740`,
-      ...(fields ? { fields: benchFields(i).fields } : {}),
-    }),
-  });
-  const png = signaturePng();
-  for (const [i, p] of parties.entries()) {
-    const headers = { 'x-sign-token': p.token };
-    const ref = await callApi(base, 'GET', `/v1/reference/demo/${refId}/${p.order}`, { headers });
-    await callApi(base, 'POST', `/v1/signer_details/demo/${refId}/${p.order}`, {
-      headers,
-      body: { status: 'signing' },
-    });
-    if (fields)
-      await callApi(base, 'POST', `/v1/fields/demo/${refId}/${p.order}`, {
-        headers,
-        body: { values: benchFields(i).values },
-      });
-    const body =
-      i % 3 === 1
-        ? { kind: 'typed', style: i % 2 ? 'italic' : 'normal' }
-        : { kind: i % 3 === 2 ? 'uploaded' : 'drawn', file: `data:image/png;base64,${png.toString('base64')}` };
-    await callApi(base, 'POST', `/v1/esignature/demo/${ref.request.requestId}`, { headers, body });
-  }
-  return refId;
-}
-
-function hashAndWriteMs(bytes, dir) {
-  const times = [];
-  for (let i = 0; i < 7; i++) {
-    const t = process.hrtime.bigint();
-    const key = createHash('sha256').update(bytes).digest('hex');
-    const file = path.join(dir, `${key}.${i}`);
-    fs.writeFileSync(file, bytes);
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
-    fs.rmSync(file);
-  }
-  return times.sort((a, b) => a - b)[3];
-}
 
 /**
  * The seal job's work on each request, in one process: the organisation's level set first (B-LTA: every signature
@@ -193,28 +101,6 @@ async function sealInProcess(dataDir, runs, publicUrl) {
   } finally {
     await app.close();
   }
-}
-
-function verify(pdf, ca, dir) {
-  fs.writeFileSync(path.join(dir, 'signed.pdf'), pdf);
-  fs.writeFileSync(path.join(dir, 'ca.pem'), ca);
-  const run = spawnSync(
-    path.join(shared, 'tools', 'pdf-verify'),
-    [path.join(dir, 'signed.pdf'), '--ca', path.join(dir, 'ca.pem')],
-    {
-      encoding: 'utf8',
-    },
-  );
-  const result = JSON.parse(run.stdout);
-  // A document timestamp is not read by poppler 22's pdfsig: pdf-verify judges it with openssl ts -verify.
-  const cades = result.signatures.filter((s) => s.type !== 'unknown');
-  const archive = (result.evidence?.signatures ?? []).filter((s) => s.kind === 'document timestamp');
-  return {
-    signatures: cades.length,
-    valid: cades.every((s) => s.valid && s.trusted) && archive.every((s) => s.imprintMatches && s.chainVerified),
-    archives: archive.length,
-    dss: Boolean(result.evidence?.dss),
-  };
 }
 
 function inspectMs(name) {

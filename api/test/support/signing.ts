@@ -41,6 +41,19 @@ export const SIGNATURE_PNG = makePng(300, 100, (x, y) => {
 
 export const drain = (t: TestApp) => t.app.get(JobsRunner).drain();
 
+/** The i-th of the numbered signers some suites send to (their name, e-mail and phone differ by i). */
+export const numberedSigner = (i: number) => ({
+  name: `Signer ${i}`,
+  email: `signer${i}@example.in`,
+  phoneNumber: `98765${String(i).padStart(5, '0')}`,
+});
+/** The same signer as an e-Signature recipient of /v1/upload. */
+export const numberedRecipient = (i: number) => ({
+  ...numberedSigner(i),
+  observer: false,
+  signature_type: 'e-Signature',
+});
+
 export interface Placement {
   order: number;
   pageNo?: number[];
