@@ -10,6 +10,8 @@ import { signAs, tokensOf } from '../support/signing';
 import { createTestToken, spawnDscAgent, type RunningAgent, type TestToken } from '../support/softhsm';
 import { startSmtpServer, type ReceivedMail } from '../support/smtp';
 import { uploadOk } from '../support/requests';
+import { RETENTION_JOB } from '../../src/modules/retention/retention.service';
+import { WATCHDOG_JOB } from '../../src/modules/watchdog/watchdog.service';
 import type { TestApp } from '../support/test-app';
 import {
   createDatabase,
@@ -221,17 +223,13 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
       );
       return Number(open[0].n) === 0;
     });
-    // Only the request's next reminder and its expiry stay queued, due later (and the hourly drafts cleanup and the
-    // daily archive renewal).
-    await until(
-      'no job is left but the next reminder, the expiry, the drafts cleanup and the archive renewal',
-      async () => {
-        const open = await rows<{ type: string }>("SELECT type FROM jobs WHERE status IN ('queued', 'running')");
-        return open.every((j) =>
-          ['request.remind', 'request.expire', 'drafts.cleanup', 'archive.renew'].includes(j.type),
-        );
-      },
-    ).catch(async (err: Error) => {
+    // Only the request's next reminder and its expiry stay queued, due later (and the recurring jobs: the hourly drafts
+    // cleanup, the daily archive renewal, the watchdog's scan and the retention run of issue 24).
+    const later = ['request.remind', 'request.expire', 'drafts.cleanup', 'archive.renew', WATCHDOG_JOB, RETENTION_JOB];
+    await until('no job is left but the next reminder, the expiry and the recurring jobs', async () => {
+      const open = await rows<{ type: string }>("SELECT type FROM jobs WHERE status IN ('queued', 'running')");
+      return open.every((j) => later.includes(j.type));
+    }).catch(async (err: Error) => {
       throw new Error(`${err.message}\n${await state()}`);
     });
     await sleep(2000); // a duplicate delivery would arrive now
