@@ -13,14 +13,13 @@
  * Also the upload check (inspectPdf) of the two largest fixtures. Targets: seal of freeculture.pdf at B-B under 2 s;
  * upload check under 2 s each. Exit code 1 when one is missed.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { record } from './report.mjs';
 import { demoKey, entry, freePort, repoRoot, startServer, stop } from './server.mjs';
-import { fixture, hashAndWriteMs, prepare, verify } from './seal-support.mjs';
+import { fixture, hashAndWriteMs, openSealer, prepare, verify } from './seal-support.mjs';
 
 const require = createRequire(path.join(repoRoot, 'api', 'package.json'));
 const TARGET_FRECULTURE_MS = 2000;
@@ -33,73 +32,13 @@ const TARGET_TIMESTAMPS_MS = 150;
  * timestamped, the DSS and the archive timestamp; B-B: none), and the time spent getting timestamps summed.
  */
 async function sealInProcess(dataDir, runs, publicUrl) {
-  require('reflect-metadata');
-  const { NestFactory } = require('@nestjs/core');
-  const { AppModule } = require(path.join(repoRoot, 'api', 'dist', 'app.module.js'));
-  const { loadConfig } = require(path.join(repoRoot, 'api', 'dist', 'config', 'app-config.js'));
-  const { SealService } = require(path.join(repoRoot, 'api', 'dist', 'modules', 'requests', 'seal.service.js'));
-  const { SealPkiService } = require(
-    path.join(repoRoot, 'api', 'dist', 'modules', 'signing', 'pki', 'seal-pki.service.js'),
-  );
-  const { DocumentStorage } = require(path.join(repoRoot, 'api', 'dist', 'modules', 'storage', 'document-storage.js'));
-  const { RequestEntity } = require(path.join(repoRoot, 'api', 'dist', 'modules', 'requests', 'request.entity.js'));
-  const { OrganisationEntity } = require(
-    path.join(repoRoot, 'api', 'dist', 'modules', 'organisations', 'organisation.entity.js'),
-  );
-  const { DataSource } = require('typeorm');
-  const config = { ...loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'test', PUBLIC_URL: publicUrl }), logLevel: 'silent' };
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: false });
+  const sealer = await openSealer(dataDir, publicUrl);
   try {
-    const seal = app.get(SealService);
-    // The organisation's certificates are made once per installation, not per request: made before the clock starts.
-    const pkiStart = process.hrtime.bigint();
-    await app
-      .get(SealPkiService)
-      .sealSigner(await app.get(DataSource).manager.findOneByOrFail(OrganisationEntity, { id: 'demo' }));
-    const pkiMs = Number(process.hrtime.bigint() - pkiStart) / 1e6;
-    const { Timestamps } = require(
-      path.join(repoRoot, 'api', 'dist', 'modules', 'signing', 'evidence', 'timestamps.js'),
-    );
-    const timestamps = app.get(Timestamps);
-    const original = timestamps.timestamp.bind(timestamps);
-    const spent = { ms: 0, count: 0 };
-    timestamps.timestamp = async (digest) => {
-      const t0 = process.hrtime.bigint();
-      try {
-        return await original(digest);
-      } finally {
-        spent.ms += Number(process.hrtime.bigint() - t0) / 1e6;
-        spent.count++;
-      }
-    };
-    // The built-in TSA's certificate is made once per installation too.
-    await timestamps.timestamp(createHash('sha256').update('warm-up').digest());
-    const db = app.get(DataSource).manager;
     const results = [];
-    for (const { refId, level } of runs) {
-      await db.update(OrganisationEntity, { id: 'demo' }, { signatureLevel: level });
-      Object.assign(spent, { ms: 0, count: 0 });
-      const t = process.hrtime.bigint();
-      const outcome = await seal.run('demo', refId);
-      const ms = Number(process.hrtime.bigint() - t) / 1e6;
-      const req = await db.findOneByOrFail(RequestEntity, { refId });
-      const pdf = await app.get(DocumentStorage).get(req.signedFileKey);
-      const ca = await app.get(SealPkiService).rootCertificatePem();
-      results.push({
-        level,
-        reached: req.evidenceLevel,
-        ms,
-        pkiMs,
-        outcome,
-        pdf,
-        ca,
-        status: req.status,
-        timestamps: { ...spent },
-      });
-    }
+    for (const { refId, level } of runs) results.push({ ...(await sealer.seal(refId, level)), pkiMs: sealer.pkiMs });
     return results;
   } finally {
-    await app.close();
+    await sealer.close();
   }
 }
 

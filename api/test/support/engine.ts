@@ -3,6 +3,12 @@ import { Revocation, type RevocationRecord } from '../../src/modules/signing/evi
 import { Timestamps, type TimestampToken } from '../../src/modules/signing/evidence/timestamps';
 import type { FieldSpec, StampInput } from '../../src/modules/signing/pdf/engine';
 import { IncrementalEngine } from '../../src/modules/signing/pdf/incremental-engine';
+import {
+  generateRootCa,
+  issueOrganisationCa,
+  issueSignerCertificate,
+  loadIssuer,
+} from '../../src/modules/signing/pki/certificates';
 
 /** For unit tests of B-B signatures: no timestamp authority is reachable (a call fails the test loudly). */
 class NoTimestamps extends Timestamps {
@@ -45,4 +51,14 @@ export async function signParty(
   const prepared = await engine.prepareParty(document, stamp, field);
   const cms = await engine.signWith(prepared.digest, signer);
   return (await engine.finish(prepared, cms, 'B-B')).document;
+}
+
+/** A development root and Acme's issuing CA under it: the root to trust, and a one-time certificate per signer name. */
+export async function acmePki(now = new Date()) {
+  const root = await generateRootCa(now);
+  const issuer = await loadIssuer(await issueOrganisationCa(root, { id: 'acme', name: 'Acme' }, now), [root.certPem]);
+  return {
+    caPem: root.certPem,
+    signerFor: (name: string) => issueSignerCertificate(issuer, { name, organisation: 'Acme' }, now),
+  };
 }

@@ -5,10 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDF, PdfArray, PdfNumber } from '@libpdf/core';
 import { readFixture } from '../../../../test/support/fixtures';
-import { signParty } from '../../../../test/support/engine';
+import { acmePki, signParty } from '../../../../test/support/engine';
 import { runPdfVerify } from '../../../../test/support/pdf-verify';
 import { SIGNATURE_PNG } from '../../../../test/support/signing';
-import { generateRootCa, issueOrganisationCa, issueSignerCertificate, loadIssuer } from '../pki/certificates';
 import { appendCompletionCertificate, type CompletionCertificateInput } from './completion-certificate';
 import type { AttachmentEmbedding, FieldDrawing, StampInput } from './engine';
 
@@ -127,15 +126,11 @@ function everyKind(): { fields: FieldDrawing[]; expected: [Box, number, string][
 }
 
 describe('drawFields (issue 21): the values drawn flattened into the signer’s revision, before the signature', () => {
-  let signerFor: (name: string) => ReturnType<typeof issueSignerCertificate>;
+  let signerFor: Awaited<ReturnType<typeof acmePki>>['signerFor'];
   let caPem: string;
 
   beforeAll(async () => {
-    const now = new Date();
-    const root = await generateRootCa(now);
-    caPem = root.certPem;
-    const issuer = await loadIssuer(await issueOrganisationCa(root, { id: 'acme', name: 'Acme' }, now), [root.certPem]);
-    signerFor = (name) => issueSignerCertificate(issuer, { name, organisation: 'Acme' }, now);
+    ({ signerFor, caPem } = await acmePki());
   });
 
   async function sign(document: Uint8Array, stamp: StampInput, order: number, name: string) {

@@ -7,10 +7,9 @@ import { readFixture } from '../../../../test/support/fixtures';
 import { renderPage, SIGNATURE_PNG } from '../../../../test/support/signing';
 import { inspectPdf } from '../../documents/pdf/inspect';
 import { placeBoxes } from '../../documents/pdf/placement';
-import { generateRootCa, issueOrganisationCa, issueSignerCertificate, loadIssuer } from '../pki/certificates';
 import { createHash } from 'node:crypto';
 import { DocumentNotSignableError } from './engine';
-import { engineB, signParty } from '../../../../test/support/engine';
+import { acmePki, engineB, signParty } from '../../../../test/support/engine';
 import { runPdfVerify } from '../../../../test/support/pdf-verify';
 import type { DocumentInput } from './engine';
 import { assertTimestampCovers } from './external';
@@ -35,15 +34,11 @@ function changedArea(before: Uint8Array, after: Uint8Array, page: number) {
 }
 
 describe('IncrementalEngine: stamps where the console showed the box, upright on turned pages', () => {
-  let signerFor: (name: string) => ReturnType<typeof issueSignerCertificate>;
+  let signerFor: Awaited<ReturnType<typeof acmePki>>['signerFor'];
   let caPem: string;
 
   beforeAll(async () => {
-    const now = new Date();
-    const root = await generateRootCa(now);
-    caPem = root.certPem;
-    const issuer = await loadIssuer(await issueOrganisationCa(root, { id: 'acme', name: 'Acme' }, now), [root.certPem]);
-    signerFor = (name) => issueSignerCertificate(issuer, { name, organisation: 'Acme' }, now);
+    ({ signerFor, caPem } = await acmePki());
   });
 
   it.each([0, 90, 180, 270])('a page turned by /Rotate %i', async (rotation) => {
