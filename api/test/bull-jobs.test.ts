@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { JobEntity } from '../src/modules/jobs/job.entity';
-import { BullJobs, JOBS_QUEUE, SWEEP_JOB } from '../src/modules/jobs/bull-jobs';
+import { BullJobs, bullJobOf, JOBS_QUEUE, SWEEP_JOB } from '../src/modules/jobs/bull-jobs';
 import { JobsRunner } from '../src/modules/jobs/jobs.runner';
 import { JobsService } from '../src/modules/jobs/jobs.service';
 import { LoginFailureEntity } from '../src/modules/auth/login-failure.entity';
@@ -133,6 +133,35 @@ describe('jobs on BullMQ (REDIS_URL)', () => {
     // The interruption is counted apart: it spends none of the job's attempts.
     expect(done).toMatchObject({ attempts: 0, interruptions: 1 });
     expect(calls.get('orphan')).toBe(1);
+  });
+
+  it('a row whose BullMQ job came while a dead worker still held it runs once its lease is out (no stale job id blocks it)', async () => {
+    // A worker claimed the row and died; BullMQ's stalled check gave the job to another worker before the row's lease
+    // ran out, so that run found the row still held and ended without running it (the CI's stuck seal of stop 29).
+    const row = await repo().save(
+      repo().create({
+        type: 'test.count',
+        payload: { key: 'held' },
+        status: 'running',
+        runAt: t.clock.now(),
+        lockedBy: 'gone:2:dead',
+        lockedAt: t.clock.now(),
+        createdAt: t.clock.now(),
+        updatedAt: t.clock.now(),
+      }),
+    );
+    const early = bullJobOf(row);
+    const handedOver = early.opts.jobId;
+    await queue.add(early.name, early.data, early.opts);
+    await waitFor('the early delivery ended', async () =>
+      ['completed', 'unknown'].includes(await queue.getJobState(handedOver)),
+    );
+    expect(calls.get('held')).toBeUndefined();
+    // The lease runs out: the sweep queues the row again and hands it over; it must run, once.
+    await repo().update({ id: row.id }, { lockedAt: new Date(t.clock.now().getTime() - 60_000) });
+    await waitFor('the held row ran', async () => (await repo().findOneByOrFail({ id: row.id })).status === 'done');
+    expect(await repo().findOneByOrFail({ id: row.id })).toMatchObject({ attempts: 0, interruptions: 1 });
+    expect(calls.get('held')).toBe(1);
   });
 
   it('login throttling counts in Redis, shared by every node', async () => {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModu
 import { Queue, Worker, type Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { RedisService } from '../redis/redis.service';
+import type { JobEntity } from './job.entity';
 import { DEFAULT_LANE, JobsRunner } from './jobs.runner';
 
 /** The BullMQ queue every node hands due jobs to, and the worker takes them from. */
@@ -22,12 +23,35 @@ export interface BullJobData {
 }
 
 /**
+ * The BullMQ job that hands a queued row over: named after its type, carrying the row id and payload, under an id made
+ * of row id, due time and attempt, so handing the same row over twice (two nodes, two sweeps) while it is pending adds
+ * it once.
+ */
+export function bullJobOf(row: Pick<JobEntity, 'id' | 'type' | 'payload' | 'runAt' | 'attempts'>) {
+  return {
+    name: row.type,
+    data: { id: row.id, payload: row.payload } satisfies BullJobData,
+    opts: {
+      jobId: `j${row.id}-${row.runAt.getTime()}-${row.attempts}`,
+      attempts: 1,
+      // Gone as soon as it ends: a finished BullMQ job kept under this id would swallow the next hand-over of a row
+      // queued again with the same due time and attempt (its run found the row still held by a dead worker whose
+      // lease had not run out yet, or a stopping worker released it), and the row would wait an hour. The jobs table
+      // is the record; the id only merges hand-overs while one is still pending.
+      removeOnComplete: true,
+      removeOnFail: true,
+    },
+  };
+}
+
+/**
  * Scale-out jobs (REDIS_URL): the jobs table stays the durable record, written in the same transaction as the change
  * that needs the job (so a job exists if and only if that change committed); BullMQ carries it to the worker.
  *
  * - Hand-over: `dispatch()` adds every due, queued row to the `esign-jobs` queue as a BullMQ job named after its type,
  *   with the row id and payload, and a job id made of row id, due time and attempt, so handing the same row over twice
- *   (two nodes, two sweeps) adds it once.
+ *   (two nodes, two sweeps) while it is pending adds it once; a BullMQ job is removed when it ends, so the row can be
+ *   handed over again whenever it is queued again.
  * - Timing: reminders, expiry and retries are rows due later. A BullMQ job scheduler (`esign-sweep`, every
  *   JOBS_POLL_MS) makes one sweep job per tick, whichever number of nodes and workers upserted it; the sweep queues
  *   again the rows whose worker died (lease ran out) and hands the due rows over. API nodes hand over at once after a
@@ -76,16 +100,7 @@ export class BullJobs implements OnModuleInit, BeforeApplicationShutdown {
       byLane.set(lane, [...(byLane.get(lane) ?? []), row]);
     }
     for (const [lane, rows] of byLane) {
-      const jobs = rows.map((row) => ({
-        name: row.type,
-        data: { id: row.id, payload: row.payload } satisfies BullJobData,
-        opts: {
-          jobId: `j${row.id}-${row.runAt.getTime()}-${row.attempts}`,
-          attempts: 1,
-          removeOnComplete: { age: 3600, count: 10_000 },
-          removeOnFail: { age: 24 * 3600 },
-        },
-      }));
+      const jobs = rows.map(bullJobOf);
       await (lane === DEFAULT_LANE ? queue : this.queueOf(lane)).addBulk(jobs);
     }
     return due.length;
