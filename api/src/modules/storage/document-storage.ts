@@ -7,8 +7,13 @@ import { pipeline, Transform, type Readable } from 'node:stream';
  * S3-compatible bucket.
  */
 export abstract class DocumentStorage {
-  /** Stores the bytes and answers their key (hex SHA-256). Storing bytes already present is a no-op. */
-  abstract put(bytes: Buffer): Promise<{ key: string; size: number }>;
+  /**
+   * Stores the bytes and answers their key (hex SHA-256). Storing bytes already present is a no-op. `sha256` is the
+   * bytes' hash when the caller already has it over exactly these bytes (the signing engine keeps a running hash of
+   * the document it appends to: issue 23's "hash once"); a wrong one would be a bug, which S3 refuses by its checksum
+   * and every later read of the key reports.
+   */
+  abstract put(bytes: Buffer, sha256?: string): Promise<{ key: string; size: number }>;
   /** The bytes of a key, checked against the key; NOT_FOUND when absent. */
   abstract get(key: string): Promise<Buffer>;
   /**

@@ -31,6 +31,15 @@ describe('LocalDocumentStorage', () => {
     expect(statSync(join(root, key.slice(0, 2), key.slice(2, 4), key)).isFile()).toBe(true);
   });
 
+  it("takes the caller's SHA-256 when it has one (the signing engine's running hash), and hashes when it is not one", async () => {
+    const bytes = Buffer.from('%PDF-1.7 signed');
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    expect((await storage.put(bytes, sha)).key).toBe(sha);
+    expect((await storage.get(sha)).equals(bytes)).toBe(true);
+    const other = Buffer.from('%PDF-1.7 other');
+    expect((await storage.put(other, '../../etc/passwd')).key).toBe(createHash('sha256').update(other).digest('hex'));
+  });
+
   it('never overwrites: storing the same bytes again keeps the original file', async () => {
     const bytes = Buffer.from('same content');
     const { key } = await storage.put(bytes);

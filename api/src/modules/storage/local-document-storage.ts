@@ -20,8 +20,8 @@ export class LocalDocumentStorage extends DocumentStorage {
     super();
   }
 
-  async put(bytes: Buffer): Promise<{ key: string; size: number }> {
-    const key = sha256(bytes);
+  async put(bytes: Buffer, known?: string): Promise<{ key: string; size: number }> {
+    const key = known && STORAGE_KEY.test(known) ? known : sha256(bytes);
     const path = this.pathOf(key);
     if (await this.exists(key)) return { key, size: bytes.length };
     const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;

@@ -27,6 +27,7 @@ import { AsnConvert, AsnProp, AsnPropTypes, OctetString } from '@peculiar/asn1-s
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
+import { parsedCertificate, perCertificate, rememberCertificate } from './parsed-certificates';
 
 // @peculiar/x509 signs and hashes through whatever WebCrypto it is given; Node's can do everything needed here.
 x509.cryptoProvider.set(webcrypto);
@@ -293,7 +294,9 @@ export async function issueSignerCertificate(
   ]);
   const chain = [issuer.cert, ...issuer.chain].map(der);
   const signer = new CryptoKeySigner(keys.privateKey, der(cert), 'EC', 'ECDSA', chain);
-  return { signer, certificatePem: pem(cert) };
+  const certificatePem = pem(cert);
+  rememberCertificate(certificatePem, cert);
+  return { signer, certificatePem };
 }
 
 /**
@@ -359,7 +362,7 @@ export async function readPkcs12(bytes: Uint8Array, password: string): Promise<P
 }
 
 /** What the console shows and stores about a certificate, without the caller touching ASN.1. */
-export function certificateInfo(pem: string): {
+export interface CertificateInfo {
   subject: string;
   commonName: string;
   issuer: string;
@@ -368,9 +371,17 @@ export function certificateInfo(pem: string): {
   notAfter: Date;
   sha256: string;
   isCa: boolean;
-} {
-  const cert = new x509.X509Certificate(pem);
-  return {
+}
+
+/** What the product shows and checks of a certificate (each caller gets its own copy; the parse is done once). */
+export function certificateInfo(pem: string): CertificateInfo {
+  const info = infoOf(pem);
+  return { ...info, notBefore: new Date(info.notBefore), notAfter: new Date(info.notAfter) };
+}
+
+const infoOf = perCertificate((pem: string): Readonly<CertificateInfo> => {
+  const cert = parsedCertificate(pem);
+  return Object.freeze({
     subject: cert.subject,
     commonName: cert.subjectName.getField('CN')[0] ?? '',
     issuer: cert.issuer,
@@ -379,8 +390,8 @@ export function certificateInfo(pem: string): {
     notAfter: cert.notAfter,
     sha256: createHash('sha256').update(der(cert)).digest('hex'),
     isCa: isCa(cert),
-  };
-}
+  });
+});
 
 // ---- certificate building ----
 
@@ -408,11 +419,15 @@ async function issue(
   return cert;
 }
 
+// Made once: the generator only reads an extension (its DER), and every leaf has the same two.
+let leafConstraints: x509.Extension[] | null = null;
+
 function leafExtensions(email?: string): x509.Extension[] {
-  const extensions: x509.Extension[] = [
+  leafConstraints ??= [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(LEAF_USAGE, true),
   ];
+  const extensions = [...leafConstraints];
   if (email) extensions.push(new x509.SubjectAlternativeNameExtension([{ type: 'email', value: email }]));
   return extensions;
 }
@@ -420,11 +435,20 @@ function leafExtensions(email?: string): x509.Extension[] {
 /** The AIA (OCSP responder, issuer's certificate) and CRL distribution point of a certificate the product issues. */
 function linkExtensions(links?: PkiLinks): x509.Extension[] {
   if (!links) return [];
-  return [
-    new x509.AuthorityInfoAccessExtension({ ocsp: [links.ocspUrl], caIssuers: [links.caIssuersUrl] }),
-    new x509.CRLDistributionPointsExtension([links.crlUrl]),
-  ];
+  const key = `${links.ocspUrl}\u0000${links.caIssuersUrl}\u0000${links.crlUrl}`;
+  let extensions = linkExtensionsMade.get(key);
+  if (!extensions) {
+    extensions = [
+      new x509.AuthorityInfoAccessExtension({ ocsp: [links.ocspUrl], caIssuers: [links.caIssuersUrl] }),
+      new x509.CRLDistributionPointsExtension([links.crlUrl]),
+    ];
+    if (linkExtensionsMade.size >= 64) linkExtensionsMade.clear();
+    linkExtensionsMade.set(key, extensions);
+  }
+  return extensions;
 }
+/** One CA's links are the same for every certificate it issues: their extensions are made once. */
+const linkExtensionsMade = new Map<string, x509.Extension[]>();
 
 /** The URLs a certificate issued by the CA `caId` names (see PkiLinks): `${PUBLIC_URL}/pki/…`. */
 export function pkiLinks(publicUrl: string, caId: string): PkiLinks {
@@ -442,10 +466,7 @@ export function pkiLinks(publicUrl: string, caId: string): PkiLinks {
  */
 export function caIdOf(label: string, certPem: string): string {
   if (!/^[a-z0-9][a-z0-9_-]{0,80}$/.test(label)) throw new Error(`"${label}" cannot name a CA in a URL`);
-  const digest = createHash('sha256')
-    .update(der(new x509.X509Certificate(certPem)))
-    .digest('hex');
-  return `${label}-${digest.slice(0, 12)}`;
+  return `${label}-${infoOf(certPem).sha256.slice(0, 12)}`;
 }
 
 // The authority key identifier must repeat the issuer's own subject key identifier, whichever way that was computed.

@@ -3,6 +3,7 @@ import { createHash, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { parsedCertificate, perCertificate } from './parsed-certificates';
 
 /**
  * OCSP (RFC 6960) and CRLs (RFC 5280 section 5) with maintained libraries: pkijs/asn1js for OCSP requests and
@@ -388,15 +389,14 @@ function readCertStatus(schema: asn1js.AsnType): CertStatus {
 }
 
 /** SHA-1 and SHA-256 of a certificate's subjectPublicKey value: how an OCSP CertID names the issuing CA. */
-export function keyHashes(certPem: string): { sha1: string; sha256: string } {
-  const cert = new x509.X509Certificate(certPem);
-  const spki = pkijsCertificate(new Uint8Array(cert.rawData));
+export const keyHashes = perCertificate((certPem: string): Readonly<{ sha1: string; sha256: string }> => {
+  const spki = pkijsCertificate(new Uint8Array(parsedCertificate(certPem).rawData));
   const key = Buffer.from(spki.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView);
-  return {
+  return Object.freeze({
     sha1: createHash('sha1').update(key).digest('hex'),
     sha256: createHash('sha256').update(key).digest('hex'),
-  };
-}
+  });
+});
 
 /** The hash of a certificate's subject, as an OCSP CertID's issuerNameHash names the issuer. */
 export function nameHash(certPem: string, algorithm: 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512'): string {

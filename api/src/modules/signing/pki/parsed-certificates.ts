@@ -20,3 +20,28 @@ export function parsedCertificate(input: string | Uint8Array): x509.X509Certific
   }
   return certificate;
 }
+
+/** A certificate just made here, kept under its PEM so that its first readers need not parse it back. */
+export function rememberCertificate(pem: string, certificate: x509.X509Certificate): void {
+  if (parsed.size >= KEPT) parsed.clear();
+  parsed.set(pem, certificate);
+}
+
+/**
+ * A pure function of a certificate's PEM (its key hashes, its CA id, its summary), computed once per PEM and process:
+ * the seal asks them of the same organisation CA, root and seal certificates for every signer (issue 23's profile:
+ * about a tenth of a 6-signer seal went to parsing those three again). Bounded like the parsed certificates.
+ */
+export function perCertificate<A extends unknown[], R>(
+  fn: (pem: string, ...rest: A) => R,
+): (pem: string, ...rest: A) => R {
+  const kept = new Map<string, R>();
+  return (pem: string, ...rest: A): R => {
+    const key = rest.length ? `${rest.map(String).join('\u0000')}\u0000${pem}` : pem;
+    if (kept.has(key)) return kept.get(key) as R;
+    const value = fn(pem, ...rest);
+    if (kept.size >= KEPT) kept.clear();
+    kept.set(key, value);
+    return value;
+  };
+}
