@@ -1,11 +1,73 @@
 import 'reflect-metadata';
 import { createHash, X509Certificate } from 'node:crypto';
-import { ContentInfo, SignedData } from '@peculiar/asn1-cms';
-import { AsnConvert } from '@peculiar/asn1-schema';
-import { generateRootCa, issueOrganisationCa } from '../pki/certificates';
-import { certificatesOf, messageDigestOf, signatureValueOf, withSignatureTimestamp } from './cms';
+import { Attribute, ContentInfo, SignedData, SignerInfos } from '@peculiar/asn1-cms';
+import {
+  AsnArray,
+  AsnConvert,
+  AsnIntegerArrayBufferConverter,
+  AsnProp,
+  AsnPropTypes,
+  AsnType,
+  AsnTypeTypes,
+  OctetString,
+} from '@peculiar/asn1-schema';
+import { Certificate, GeneralName } from '@peculiar/asn1-x509';
+import { generateRootCa, issueOrganisationCa, issueSignerCertificate, loadIssuer } from '../pki/certificates';
+import { certificatesOf, messageDigestOf, signatureValueOf, signedAttributesFor, withSignatureTimestamp } from './cms';
 import { derElement, serialNumberOf, splitSignedData } from './cms-der';
 import { signDigestCms } from './external';
+import { IncrementalEngine } from './incremental-engine';
+
+// The oracle: the signed attributes as the ASN.1 schemas write them (how cms.ts made them before issue 23).
+@AsnType({ type: AsnTypeTypes.Sequence })
+class IssuerSerial {
+  @AsnProp({ type: GeneralName, repeated: 'sequence' }) issuer: GeneralName[] = [];
+  @AsnProp({ type: AsnPropTypes.Integer, converter: AsnIntegerArrayBufferConverter }) serialNumber = new ArrayBuffer(0);
+}
+@AsnType({ type: AsnTypeTypes.Sequence })
+class EssCertIdV2 {
+  @AsnProp({ type: OctetString }) certHash = new OctetString();
+  @AsnProp({ type: IssuerSerial, optional: true }) issuerSerial?: IssuerSerial;
+}
+@AsnType({ type: AsnTypeTypes.Sequence })
+class SigningCertificateV2 {
+  @AsnProp({ type: EssCertIdV2, repeated: 'sequence' }) certs: EssCertIdV2[] = [];
+}
+@AsnType({ type: AsnTypeTypes.Choice })
+class ObjectIdentifierValue {
+  @AsnProp({ type: AsnPropTypes.ObjectIdentifier }) value = '';
+}
+@AsnType({ type: AsnTypeTypes.Set, itemType: Attribute })
+class AttributeSet extends AsnArray<Attribute> {
+  constructor(items?: Attribute[]) {
+    super(items);
+    Object.setPrototypeOf(this, AttributeSet.prototype);
+  }
+}
+
+function schemaSignedAttributes(digest: Uint8Array, certificateDer: Uint8Array): Buffer {
+  const tbs = AsnConvert.parse(certificateDer, Certificate).tbsCertificate;
+  const issuerSerial = Object.assign(new IssuerSerial(), {
+    issuer: [new GeneralName({ directoryName: tbs.issuer })],
+    serialNumber: tbs.serialNumber,
+  });
+  const essCertId = Object.assign(new EssCertIdV2(), {
+    certHash: new OctetString(createHash('sha256').update(certificateDer).digest()),
+    issuerSerial,
+  });
+  const ess = Object.assign(new SigningCertificateV2(), { certs: [essCertId] });
+  const contentType = Object.assign(new ObjectIdentifierValue(), { value: '1.2.840.113549.1.7.1' });
+  const attribute = (type: string, value: ArrayBuffer) => new Attribute({ attrType: type, attrValues: [value] });
+  const attributes = [
+    attribute('1.2.840.113549.1.9.3', AsnConvert.serialize(contentType)),
+    attribute('1.2.840.113549.1.9.4', AsnConvert.serialize(new OctetString(digest))),
+    attribute('1.2.840.113549.1.9.16.2.47', AsnConvert.serialize(ess)),
+  ]
+    .map((a) => ({ a, der: Buffer.from(AsnConvert.serialize(a)) }))
+    .sort((x, y) => Buffer.compare(x.der, y.der))
+    .map(({ a }) => a);
+  return Buffer.from(AsnConvert.serialize(new AttributeSet(attributes)));
+}
 
 /** The CMS's outer layers are written and read by hand (issue 23); these check them against the ASN.1 schemas. */
 describe('CMS outer layers by hand', () => {
@@ -36,6 +98,31 @@ describe('CMS outer layers by hand', () => {
     expect(Buffer.from(signer).equals(Buffer.from(leaf))).toBe(true);
     expect(others.map((o) => Buffer.from(o).toString('hex'))).toEqual([Buffer.from(root).toString('hex')]);
     expect(Buffer.from(messageDigestOf(cms)).equals(digest)).toBe(true);
+  });
+
+  it('writes the signed attributes and the SignerInfo byte for byte as the schemas do, for an RSA and an EC signer', async () => {
+    const now = new Date();
+    const rootCa = await generateRootCa(now);
+    const orgCa = await issueOrganisationCa(rootCa, { id: 1, name: 'Demo Org' } as never, now);
+    // RSA: the organisation CA's own key (as an imported seal would sign).
+    expect(Buffer.from(signedAttributesFor(digest, leaf)).equals(schemaSignedAttributes(digest, leaf))).toBe(true);
+    // EC P-256: a one-time signer certificate with a long serial and an e-mail address, through the engine's path.
+    const issuer = await loadIssuer(orgCa, [rootCa.certPem]);
+    const { signer } = await issueSignerCertificate(
+      issuer,
+      { name: 'Asha Rao', email: 'asha@example.in', organisation: 'Demo Org' },
+      now,
+    );
+    const ecCms = await new IncrementalEngine(null as never, null as never).signWith(digest, signer);
+    const signed = signedAttributesFor(digest, signer.certificate);
+    expect(Buffer.from(signed).equals(schemaSignedAttributes(digest, signer.certificate))).toBe(true);
+    for (const made of [cms, ecCms]) {
+      const parts = splitSignedData(made);
+      const again = Buffer.from(AsnConvert.serialize(AsnConvert.parse(parts.signerInfos, SignerInfos)));
+      expect(again.equals(Buffer.from(parts.signerInfos))).toBe(true);
+    }
+    expect(Buffer.from(messageDigestOf(ecCms)).equals(digest)).toBe(true);
+    expect(Buffer.from(certificatesOf(ecCms).signer).equals(Buffer.from(signer.certificate))).toBe(true);
   });
 
   it('reads a serial number from the DER and encodes long lengths', () => {

@@ -8,26 +8,22 @@ import {
   EncapsulatedContentInfo,
   id_data,
   id_signedData,
-  IssuerAndSerialNumber,
-  SignatureAlgorithmIdentifier,
   SignedData,
-  SignerIdentifier,
   SignerInfo,
   SignerInfos,
 } from '@peculiar/asn1-cms';
 import { ECDSASigValue } from '@peculiar/asn1-ecc';
+import { AsnArray, AsnConvert, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
 import {
-  AsnArray,
-  AsnConvert,
-  AsnIntegerArrayBufferConverter,
-  AsnProp,
-  AsnPropTypes,
-  AsnType,
-  AsnTypeTypes,
-  OctetString,
-} from '@peculiar/asn1-schema';
-import { Certificate, GeneralName } from '@peculiar/asn1-x509';
-import { joinSignedData, NotDerError, serialNumberOf, splitSignedData, type SignedDataParts } from './cms-der';
+  contentTypeAndDigestOf,
+  joinSignedData,
+  NotDerError,
+  serialNumberOf,
+  signedAttributesDer,
+  signerInfosDer,
+  splitSignedData,
+  type SignedDataParts,
+} from './cms-der';
 
 /*
  * The CMS (RFC 5652) of every signature the product embeds, built and read with @peculiar's ASN.1 schemas: the PAdES
@@ -48,43 +44,6 @@ export const CmsOid = {
 
 export type CmsSignatureAlgorithm = 'RSA-SHA256' | 'ECDSA-SHA256';
 
-// ---- ESS signing-certificate-v2 (RFC 5035), the one attribute asn1-cms has no class for ----
-
-@AsnType({ type: AsnTypeTypes.Sequence })
-class IssuerSerial {
-  @AsnProp({ type: GeneralName, repeated: 'sequence' }) issuer: GeneralName[] = [];
-  @AsnProp({ type: AsnPropTypes.Integer, converter: AsnIntegerArrayBufferConverter }) serialNumber = new ArrayBuffer(0);
-  constructor(params: Partial<IssuerSerial> = {}) {
-    Object.assign(this, params);
-  }
-}
-
-/** ESSCertIDv2 with hashAlgorithm left out: DER omits its DEFAULT (SHA-256). */
-@AsnType({ type: AsnTypeTypes.Sequence })
-class EssCertIdV2 {
-  @AsnProp({ type: OctetString }) certHash = new OctetString();
-  @AsnProp({ type: IssuerSerial, optional: true }) issuerSerial?: IssuerSerial;
-  constructor(params: Partial<EssCertIdV2> = {}) {
-    Object.assign(this, params);
-  }
-}
-
-@AsnType({ type: AsnTypeTypes.Sequence })
-class SigningCertificateV2 {
-  @AsnProp({ type: EssCertIdV2, repeated: 'sequence' }) certs: EssCertIdV2[] = [];
-  constructor(params: Partial<SigningCertificateV2> = {}) {
-    Object.assign(this, params);
-  }
-}
-
-@AsnType({ type: AsnTypeTypes.Choice })
-class ObjectIdentifierValue {
-  @AsnProp({ type: AsnPropTypes.ObjectIdentifier }) value = '';
-  constructor(value = '') {
-    this.value = value;
-  }
-}
-
 /** The signed attributes as the key signs them: a DER SET OF Attribute (tag 0x31). */
 @AsnType({ type: AsnTypeTypes.Set, itemType: Attribute })
 class AttributeSet extends AsnArray<Attribute> {
@@ -102,40 +61,7 @@ const bufferOf = (bytes: Uint8Array | ArrayBuffer): ArrayBuffer => {
   return view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength) as ArrayBuffer;
 };
 
-/** X.690: a SET OF in DER lists its elements by their encodings, the shorter as if padded with zeros. */
-function derOrder(a: Uint8Array, b: Uint8Array): number {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const diff = (a[i] ?? 0) - (b[i] ?? 0);
-    if (diff) return diff;
-  }
-  return 0;
-}
-
 const attribute = (type: string, value: ArrayBuffer) => new Attribute({ attrType: type, attrValues: [value] });
-
-/** The certificate parsed, and its issuer and serial number as the signer identifier and ESS need them. */
-function certificateOf(certificateDer: Uint8Array): Certificate {
-  try {
-    return AsnConvert.parse(certificateDer, Certificate);
-  } catch (error) {
-    throw new Error(`Not a DER-encoded X.509 certificate (${(error as Error).message}).`);
-  }
-}
-
-/** The last certificates parsed, by their DER: signedAttributesFor and assembleCms read the same signer's. */
-const parsedCertificates = new Map<string, Certificate>();
-const PARSED_CERTIFICATES_KEPT = 16;
-
-function certificateOfCached(der: Uint8Array): Certificate {
-  const key = Buffer.from(der).toString('base64');
-  let certificate = parsedCertificates.get(key);
-  if (!certificate) {
-    certificate = certificateOf(der);
-    if (parsedCertificates.size >= PARSED_CERTIFICATES_KEPT) parsedCertificates.clear();
-    parsedCertificates.set(key, certificate);
-  }
-  return certificate;
-}
 
 /**
  * The DER of PAdES B-B signed attributes, encoded as a SET (tag 0x31): what the signer's key signs. contentType
@@ -144,29 +70,11 @@ function certificateOfCached(der: Uint8Array): Certificate {
  */
 export function signedAttributesFor(digest: Uint8Array, certificateDer: Uint8Array): Uint8Array {
   if (digest.length !== 32) throw new Error(`A SHA-256 digest has 32 bytes, not ${digest.length}.`);
-  const tbs = certificateOfCached(certificateDer).tbsCertificate;
-  const ess = new SigningCertificateV2({
-    certs: [
-      new EssCertIdV2({
-        certHash: new OctetString(sha256(certificateDer)),
-        issuerSerial: new IssuerSerial({
-          issuer: [new GeneralName({ directoryName: tbs.issuer })],
-          serialNumber: tbs.serialNumber,
-        }),
-      }),
-    ],
-  });
-  const attributes = [
-    attribute(CmsOid.contentType, AsnConvert.serialize(new ObjectIdentifierValue(id_data))),
-    attribute(CmsOid.messageDigest, AsnConvert.serialize(new OctetString(digest))),
-    attribute(CmsOid.signingCertificateV2, AsnConvert.serialize(ess)),
-  ];
-  // DER orders a SET OF by the encodings of its elements.
-  const sorted = attributes
-    .map((a) => ({ a, der: bytesOf(AsnConvert.serialize(a)) }))
-    .sort((x, y) => derOrder(x.der, y.der))
-    .map(({ a }) => a);
-  return bytesOf(AsnConvert.serialize(new AttributeSet(sorted)));
+  try {
+    return signedAttributesDer(digest, certificateDer, sha256(certificateDer));
+  } catch (error) {
+    throw new Error(`Not a DER-encoded X.509 certificate (${(error as Error).message}).`);
+  }
 }
 
 export interface CmsParts {
@@ -204,8 +112,6 @@ function ecdsaDer(signature: Uint8Array): Uint8Array {
   );
 }
 
-const signedAttributesOf = (der: Uint8Array): Attribute[] => [...AsnConvert.parse(der, AttributeSet)];
-
 function messageDigestIn(attributes: Attribute[]): Uint8Array {
   const found = attributes.find((a) => a.attrType === CmsOid.messageDigest);
   if (!found) throw new Error('The signed attributes lack messageDigest.');
@@ -227,11 +133,15 @@ export function assembleCms(parts: CmsParts): Uint8Array {
   const { signedAttributesDer, certificateDer, signatureAlgorithm } = parts;
   if (signedAttributesDer[0] !== 0x31)
     throw new Error('The signed attributes must be DER-encoded as a SET (tag 0x31).');
-  const attributes = signedAttributesOf(signedAttributesDer);
-  if (!attributes.some((a) => a.attrType === CmsOid.contentType))
+  let signed: ReturnType<typeof contentTypeAndDigestOf>;
+  try {
+    signed = contentTypeAndDigestOf(signedAttributesDer);
+  } catch (error) {
+    throw new Error(`The signed attributes are not a DER SET of attributes (${(error as Error).message}).`);
+  }
+  if (!signed.contentType || !signed.digest)
     throw new Error('The signed attributes lack contentType or messageDigest.');
-  const signedDigest = messageDigestIn(attributes);
-  if (parts.digest && !Buffer.from(signedDigest).equals(Buffer.from(parts.digest)))
+  if (parts.digest && !Buffer.from(signed.digest).equals(Buffer.from(parts.digest)))
     throw new Error('The signed attributes carry another messageDigest than the document digest.');
 
   const keyType = new X509Certificate(certificateDer).publicKey.asymmetricKeyType;
@@ -241,37 +151,19 @@ export function assembleCms(parts: CmsParts): Uint8Array {
   if (!signatureHolds(signedAttributesDer, signature, certificateDer))
     throw new Error("The signature does not verify with the certificate's key over the signed attributes.");
 
-  const tbs = certificateOfCached(certificateDer).tbsCertificate;
-  const signerInfo = new SignerInfo({
-    version: CMSVersion.v1,
-    sid: new SignerIdentifier({
-      issuerAndSerialNumber: new IssuerAndSerialNumber({ issuer: tbs.issuer, serialNumber: tbs.serialNumber }),
-    }),
-    digestAlgorithm: new DigestAlgorithmIdentifier({ algorithm: CmsOid.sha256 }),
-    signedAttrs: attributes,
-    signatureAlgorithm: new SignatureAlgorithmIdentifier(
-      signatureAlgorithm === 'RSA-SHA256'
-        ? { algorithm: CmsOid.sha256WithRsa, parameters: null }
-        : { algorithm: CmsOid.ecdsaWithSha256 },
-    ),
-    signature: new OctetString(signature),
-  });
   const certificates = [
     certificateDer,
     ...parts.chainDers.filter((c) => !Buffer.from(c).equals(Buffer.from(certificateDer))),
   ];
-  // The certificates go in as the bytes they are (issue 23: serialising parsed certificates again for every signature
-  // was most of the CMS's cost); only the SignerInfos go through the schemas.
-  const cms = joinSignedData({
-    ...SIGNED_DATA_HEAD(),
-    certificates,
-    crls: null,
-    signerInfos: bytesOf(AsnConvert.serialize(new SignerInfos([signerInfo]))),
+  // The certificates go in as the bytes they are, and the SignerInfo is written by hand around the signed attributes
+  // as they were signed (issue 23: through the ASN.1 schemas these were most of a CMS's cost).
+  const signerInfos = signerInfosDer({
+    certificate: certificateDer,
+    signedAttributes: signedAttributesDer,
+    algorithm: signatureAlgorithm,
+    signature,
   });
-  // What the reader checks: the signed attributes inside the SignerInfo are the very bytes that were signed.
-  if (!Buffer.from(signedAttributesDerOf(cms)).equals(Buffer.from(signedAttributesDer)))
-    throw new Error('The assembled CMS does not carry the signed attributes as they were signed.');
-  return cms;
+  return joinSignedData({ ...SIGNED_DATA_HEAD(), certificates, crls: null, signerInfos });
 }
 
 /** version, digestAlgorithms and encapContentInfo of every SignedData made here (v1, SHA-256, id-data), once. */

@@ -145,9 +145,30 @@ interface Style {
 
 /** The text's width in the style. */
 const measureIn = (style: Style, text: string) =>
-  style.fallback
-    ? widthOf(runsOf(text, style.fallback), style.size)
-    : measuringFont(style.face).widthOfTextAtSize(text, style.size);
+  style.fallback ? widthOf(runsOf(text, style.fallback), style.size) : plainWidth(style.face, text, style.size);
+
+/** Each character's advance (thousandths of an em) in each face, as the font gives it: measured once per process. */
+const advances = new Map<DejaVuFace, Map<string, number>>();
+
+/**
+ * The width the font's own measure gives (the sum of its characters' advances: @libpdf/core applies no kerning), from
+ * remembered advances: wrapping measures a growing line again for every word, and the audit trail's hashes and
+ * addresses one character at a time (issue 23: this was half of the certificate's drawing time).
+ */
+function plainWidth(face: DejaVuFace, text: string, size: number): number {
+  let known = advances.get(face);
+  if (!known) advances.set(face, (known = new Map()));
+  let total = 0;
+  for (const char of text) {
+    let advance = known.get(char);
+    if (advance === undefined) {
+      advance = measuringFont(face).widthOfTextAtSize(char, 1000);
+      known.set(char, advance);
+    }
+    total += advance;
+  }
+  return (total * size) / 1000;
+}
 
 /** Wrapped lines of one text, ready to draw. */
 interface TextBlock {

@@ -25,6 +25,7 @@ import {
   type Pkcs12Material,
   type Pkcs12Problem,
 } from './certificates';
+import { parsedCertificate } from './parsed-certificates';
 import { PkiAuthorityEntity } from './pki-authority.entity';
 import type { PkiCertificateEntity } from './pki-certificate.entity';
 import { PkiRegistry } from './pki-registry.service';
@@ -66,9 +67,10 @@ const orgLabel = (orgId: string) => `org-${orgId}`;
 const derOf = (pem: string) => new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64'));
 const splitPems = (text: string): string[] =>
   text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\s*/g)?.map((p) => p.trim()) ?? [];
+// Only what the summary shows: a one-time certificate is new each time, and its other facts are never asked.
 const summary = (pem: string): CertificateSummary => {
-  const info = certificateInfo(pem);
-  return { subject: info.subject, issuer: info.issuer, serialNumber: info.serialNumber };
+  const cert = parsedCertificate(pem);
+  return { subject: cert.subject, issuer: cert.issuer, serialNumber: cert.serialNumber };
 };
 const isDuplicate = (err: unknown) =>
   /UNIQUE constraint|Duplicate entry|ER_DUP_ENTRY|SQLITE_CONSTRAINT/i.test(String((err as Error)?.message));
