@@ -16,6 +16,19 @@ describe('values', () => {
     expect(d.get('K')).toEqual([new PdfRef(1, 2)]);
   });
 
+  it('reads names with and without #xx escapes, a lone # kept, and numbers of every length exactly', () => {
+    const d = read(
+      '<< /Plain /A#2FB /Half#4 true /N 123456789012345 /Big 12345678901234567890 /Neg -17 /Real +.5 /R 007 00 R >>',
+    ) as PdfDict;
+    expect((d.get('Plain') as PdfName).name).toBe('A/B');
+    expect(d.has('Half#4')).toBe(true);
+    expect(d.get('N')).toBe(123456789012345);
+    expect(d.get('Big')).toBe(Number('12345678901234567890'));
+    expect([d.get('Neg'), d.get('Real')]).toEqual([-17, 0.5]);
+    expect(d.get('R')).toEqual(new PdfRef(7, 0));
+    expect(() => read('<< /A 1.2.3 >>')).toThrow(/malformed number/);
+  });
+
   it('undoes the escapes of a literal string and decodes a hex string', () => {
     const literal = read('(a\\(b\\) \\n\\t\\101\\0537 (nested) line\\\r\nend\\q)') as PdfString;
     expect(literal.bytes.toString('latin1')).toBe('a(b) \n\tA+7 (nested) lineendq');

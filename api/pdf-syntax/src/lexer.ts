@@ -98,10 +98,12 @@ export class PdfLexer {
   readUnsigned(): number | undefined {
     const start = this.pos;
     let end = start;
-    while (isDigit(this.buf[end]) && end - start < MAX_NUMBER_LENGTH) end++;
+    let value = 0;
+    while (isDigit(this.buf[end]) && end - start < MAX_NUMBER_LENGTH) value = value * 10 + this.buf[end++] - 0x30;
     if (end === start || !endsToken(this.buf[end])) return undefined;
     this.pos = end;
-    return Number(this.buf.toString('latin1', start, end));
+    // Digits past 15 may not add up exactly: those few are read as the text says.
+    return end - start <= 15 ? value : Number(this.buf.toString('latin1', start, end));
   }
 
   /** Reads one object; an integer followed by `gen R` becomes a reference. */
@@ -158,6 +160,15 @@ export class PdfLexer {
   private readName(): PdfName {
     const buf = this.buf;
     this.pos++; // '/'
+    // Most names have no #xx escape: their bytes are their Latin-1 text, sliced at once (issue 23: a 352-page
+    // document's page dictionaries are mostly names).
+    let end = this.pos;
+    while (end < buf.length && !endsToken(buf[end]) && buf[end] !== 0x23) end++;
+    if (end >= buf.length || endsToken(buf[end])) {
+      const name = buf.toString('latin1', this.pos, end);
+      this.pos = end;
+      return new PdfName(name);
+    }
     const bytes: number[] = [];
     while (this.pos < buf.length && !endsToken(buf[this.pos])) {
       const c = buf[this.pos];
@@ -177,12 +188,18 @@ export class PdfLexer {
     const buf = this.buf;
     const start = this.pos;
     let end = start;
-    while (end - start < MAX_NUMBER_LENGTH && isNumberChar(buf[end])) end++;
-    const text = buf.toString('latin1', start, end);
-    const value = Number(text);
+    let digitsOnly = true;
+    let integer = 0;
+    while (end - start < MAX_NUMBER_LENGTH && isNumberChar(buf[end])) {
+      const c = buf[end++];
+      if (isDigit(c)) integer = integer * 10 + c - 0x30;
+      else digitsOnly = false;
+    }
+    // An unsigned integer of up to 15 digits (object numbers, generations, most coordinates) without the text.
+    const value = digitsOnly && end - start <= 15 ? integer : Number(buf.toString('latin1', start, end));
     if (!Number.isFinite(value) || !endsToken(buf[end])) throw new SyntaxProblem('malformed number', start);
     this.pos = end;
-    if (/^\d+$/.test(text)) {
+    if (digitsOnly) {
       // `num gen R`?
       const save = this.pos;
       this.skipSpace();

@@ -35,6 +35,18 @@ for (const c of '()<>[]{}/%#') NAME_REGULAR[c.charCodeAt(0)] = 0;
 
 /** A name as written: bytes outside the regular printable ones as #xx (the lexer reads names as Latin-1). */
 export function nameText(name: string): string {
+  let out = namesWritten.get(name);
+  if (out === undefined) {
+    out = nameTextOf(name);
+    // The same few dozen names (/Type, /Page, /Resources, …) are written thousands of times a revision.
+    if (namesWritten.size >= 4096) namesWritten.clear();
+    namesWritten.set(name, out);
+  }
+  return out;
+}
+const namesWritten = new Map<string, string>();
+
+function nameTextOf(name: string): string {
   let out = '/';
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i) & 0xff;

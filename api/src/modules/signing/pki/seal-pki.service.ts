@@ -93,6 +93,11 @@ export class SealPkiService {
   private readonly log = new Logger('SealPki');
   /** Issuers with their key imported, by organisation, reused while the stored certificate is the same one. */
   private readonly issuers = new Map<string, { certPem: string; material: Promise<IssuerMaterial> }>();
+  /** Each organisation's seal signer, its key imported once (and again when its certificate or key changes). */
+  private readonly sealSigners = new Map<
+    string,
+    { certPem: string; keyPem: string; chainPem: string | null; signer: Promise<Signer> }
+  >();
   /** The root's row once read: it never changes. */
   private rootRow: Promise<SealKeyEntity> | null = null;
 
@@ -379,8 +384,15 @@ export class SealPkiService {
   async sealSigner(org: { id: string; name: string }): Promise<ReadySigner> {
     const { seal } = await this.organisation(org);
     await this.revocation.assertNotRevoked([seal.certPem, ...splitPems(seal.chainPem)].map(derOf));
-    const signer = await pdfSignerFromPem({ certPem: seal.certPem, keyPem: seal.keyPem }, splitPems(seal.chainPem));
-    return { signer, certificate: summary(seal.certPem) };
+    let cached = this.sealSigners.get(org.id);
+    const same = cached?.certPem === seal.certPem && cached.keyPem === seal.keyPem && cached.chainPem === seal.chainPem;
+    if (!cached || !same) {
+      const signer = pdfSignerFromPem({ certPem: seal.certPem, keyPem: seal.keyPem }, splitPems(seal.chainPem));
+      signer.catch(() => this.sealSigners.delete(org.id));
+      cached = { certPem: seal.certPem, keyPem: seal.keyPem, chainPem: seal.chainPem, signer };
+      this.sealSigners.set(org.id, cached);
+    }
+    return { signer: await cached.signer, certificate: summary(seal.certPem) };
   }
 
   /**
