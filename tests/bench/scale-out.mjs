@@ -62,9 +62,46 @@ try {
     console.log(`scale-out: the run failed (exit code ${code}) MISS`);
     process.exitCode = 1;
   } else {
-    const { results, seconds } = JSON.parse(fs.readFileSync(json, 'utf8'));
-    const [one, two] = results;
+    const { results, seconds, model = [] } = JSON.parse(fs.readFileSync(json, 'utf8'));
+    const named = (name) => results.find((r) => r.configuration === name);
+    const [one, two] = [named('1 node'), named('2 nodes')];
+    const [onePinned, twoPinned] = [named('1 node, pinned'), named('2 nodes, pinned')];
     const ratio = (a, b) => (b > 0 ? a / b : NaN).toFixed(2);
+    // Issue 23: the CPU each tier spends per signature (one node), the model that follows, the pinned runs.
+    const tiers = Object.entries(one.cpuMsPerSignature)
+      .map(([tier, ms]) => `${tier} ${ms} ms`)
+      .join(', ');
+    record({
+      bench: 'scale-out',
+      measure: 'CPU time per signature (accepted and completed) by tier, one node',
+      value: Object.values(one.cpuMsPerSignature)
+        .reduce((a, b) => a + b, 0)
+        .toFixed(1),
+      unit: ' ms in all',
+      target: 'reported',
+      ok: null,
+      note: tiers,
+    });
+    if (model.length)
+      record({
+        bench: 'scale-out',
+        measure: 'model: signatures/s with N API nodes and N workers on a core each (MariaDB, Redis, nginx one each)',
+        value: model.map((m) => `N=${m.n}: ${m.perSecond}/s`).join('; '),
+        target: 'reported',
+        ok: null,
+        note: `first to saturate: ${[...new Set(model.map((m) => m.saturates))].join(', then ')}`,
+      });
+    if (onePinned && twoPinned)
+      for (const kind of ['accepted', 'completed'])
+        record({
+          bench: 'scale-out',
+          measure: `${kind} signatures/s, two nodes / one node, pinned (node i on core i, the rest on the last core)`,
+          value: ratio(twoPinned[`${kind}PerSecond`], onePinned[`${kind}PerSecond`]),
+          unit: '×',
+          target: 'reported beside the model',
+          ok: null,
+          note: `1 node ${onePinned[`${kind}PerSecond`]}/s, 2 nodes ${twoPinned[`${kind}PerSecond`]}/s`,
+        });
     for (const kind of ['accepted', 'completed'])
       record({
         bench: 'scale-out',

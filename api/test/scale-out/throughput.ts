@@ -52,6 +52,7 @@ import {
   type S3Server,
   type Worker,
 } from './cluster';
+import { cpuByTier, perSignature, pin, pinRest, TIERS, unpinAll, type Tier } from './cpu-tiers';
 
 const ORG = 'demo';
 const FIXTURE = 'normal.pdf';
@@ -61,9 +62,21 @@ const CONCURRENCY = positive('BENCH_CONCURRENCY', 8);
 const WARMUP_PER_NODE = positive('BENCH_WARMUP', 2, 0);
 /** How long the workers may take to seal everything after the last signature was accepted. */
 const COMPLETE_TIMEOUT_MS = 180_000;
-const CONFIGURATIONS = [
-  { name: '1 node', nodes: 1 },
-  { name: '2 nodes', nodes: 2 },
+/**
+ * The pinned runs (taskset): API node i on core i, everything else (workers, MariaDB, Redis, nginx, s3rver, this load
+ * generator) on the last core. With one node that is a node's core against the rest's; with two nodes on two cores the
+ * second node shares the last core with the rest (the machine has no third).
+ */
+const PIN = os.cpus().length >= 2 && process.env.BENCH_PIN !== '0';
+const CONFIGURATIONS: { name: string; nodes: number; pinned: boolean }[] = [
+  { name: '1 node', nodes: 1, pinned: false },
+  { name: '2 nodes', nodes: 2, pinned: false },
+  ...(PIN
+    ? [
+        { name: '1 node, pinned', nodes: 1, pinned: true },
+        { name: '2 nodes, pinned', nodes: 2, pinned: true },
+      ]
+    : []),
 ];
 
 export interface Result {
@@ -82,6 +95,9 @@ export interface Result {
   completedPerSecond: number;
   esignatureP50Ms: number;
   esignatureP95Ms: number;
+  pinned: boolean;
+  /** CPU milliseconds per signature (accepted and completed) of each tier over the timed run (cpu-tiers.ts). */
+  cpuMsPerSignature: Record<Tier, number>;
 }
 
 function positive(name: string, fallback: number, min = 1): number {
@@ -141,7 +157,7 @@ async function expectOk(res: request.Response, what: string): Promise<request.Re
 }
 
 async function runConfiguration(
-  config: { name: string; nodes: number },
+  config: { name: string; nodes: number; pinned: boolean },
   index: number,
   shared: { mariadb: MariaDbServer; redis: RedisServer; s3: S3Server },
 ): Promise<Result> {
@@ -294,13 +310,24 @@ async function runConfiguration(
     await completedAll(warmup);
     const setupSeconds = (performance.now() - setupStart) / 1000;
 
+    if (config.pinned) {
+      const last = os.cpus().length - 1;
+      nodes.forEach((node, i) => pin(node.pid, String(Math.min(i, last))));
+      pinRest(
+        nodes.map((n) => n.pid),
+        String(last),
+      );
+    }
+
     // The clock: every signer signs, CONCURRENCY at a time, until every request is sealed.
     const latencies: number[] = [];
+    const cpuBefore = cpuByTier();
     const started = performance.now();
     await pool(SIGNATURES, CONCURRENCY, async (i) => void latencies.push(await sign(warmup + i)));
     const acceptedSeconds = (performance.now() - started) / 1000;
     await completedAll(total);
     const completedSeconds = (performance.now() - started) / 1000;
+    const cpuMsPerSignature = perSignature(cpuBefore, cpuByTier(), SIGNATURES);
 
     latencies.sort((a, b) => a - b);
     return {
@@ -317,10 +344,13 @@ async function runConfiguration(
       completedPerSecond: round(SIGNATURES / completedSeconds, 2),
       esignatureP50Ms: round(percentile(latencies, 50), 0),
       esignatureP95Ms: round(percentile(latencies, 95), 0),
+      pinned: config.pinned,
+      cpuMsPerSignature,
     };
   } catch (err) {
     throw withLogs(err, config.name, processes());
   } finally {
+    if (config.pinned) unpinAll();
     await db?.end().catch(() => undefined);
     // This configuration's processes go before the next one starts (MariaDB, Redis and S3 stay).
     await nginx?.stop();
@@ -353,6 +383,34 @@ function table(results: Result[]): string {
   return lines.join('\n');
 }
 
+/** CPU milliseconds per signature of each tier, per configuration. */
+function cpuTable(results: Result[]): string {
+  const lines = [`| configuration | ${TIERS.join(' | ')} |`, `| --- |${TIERS.map(() => ' ---: |').join('')}`];
+  for (const r of results)
+    lines.push(`| ${r.configuration} | ${TIERS.map((t) => r.cpuMsPerSignature[t].toFixed(1)).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+/**
+ * The model from the one-node run's CPU per signature: with each tier on cores of its own (N API nodes and W workers
+ * one core each, one core each for MariaDB, Redis and nginx), a tier serves at most cores × 1000 / (its CPU ms per
+ * signature) signatures/s, and the deployment the least of them. The load generator and s3rver are outside it (a
+ * client, and a stand-in for S3).
+ */
+export function model(one: Result, shapes = [1, 2, 4, 8]): { n: number; perSecond: number; saturates: Tier }[] {
+  const served: Tier[] = ['API nodes', 'workers', 'MariaDB', 'Redis', 'nginx'];
+  return shapes.map((n) => {
+    const cores: Record<string, number> = { 'API nodes': n, workers: n, MariaDB: 1, Redis: 1, nginx: 1 };
+    let best = { perSecond: Infinity, saturates: served[0] };
+    for (const tier of served) {
+      const ms = one.cpuMsPerSignature[tier];
+      const perSecond = ms > 0 ? (cores[tier] * 1000) / ms : Infinity;
+      if (perSecond < best.perSecond) best = { perSecond, saturates: tier };
+    }
+    return { n, perSecond: round(best.perSecond, 1), saturates: best.saturates };
+  });
+}
+
 async function main(): Promise<void> {
   const json = jsonPath(process.argv.slice(2));
   const started = performance.now();
@@ -372,11 +430,21 @@ async function main(): Promise<void> {
   }
   const m = machine();
   console.log(table(results));
+  console.log(`\nCPU ms per signature, by tier (the timed run's CPU time over its ${SIGNATURES} signatures):\n`);
+  console.log(cpuTable(results));
+  const one = results.find((r) => r.configuration === '1 node');
+  if (one) {
+    console.log(
+      '\nModel (one-node CPU per signature; N API nodes and N workers on a core each, MariaDB, Redis, nginx on one):',
+    );
+    for (const m of model(one)) console.log(`  N = ${m.n}: ${m.perSecond} signatures/s, ${m.saturates} saturate first`);
+  }
   console.log(`\nmachine: ${m.cores} cores, ${m.model}, ${m.memoryGiB} GiB; ${m.platform}; node ${m.node}`);
   const seconds = round((performance.now() - started) / 1000, 1);
   console.log(`whole run: ${seconds} s`);
   if (json) {
-    writeFileSync(json, `${JSON.stringify({ machine: m, seconds, results }, null, 2)}\n`);
+    const modelled = one ? model(one) : [];
+    writeFileSync(json, `${JSON.stringify({ machine: m, seconds, results, model: modelled }, null, 2)}\n`);
   }
 }
 
