@@ -2,6 +2,8 @@ import { createHash, X509Certificate } from 'node:crypto';
 import type { RevocationProvider } from '@libpdf/core';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { certificatesOf, signatureTimestampOf } from '../pdf/cms';
+import { ocspCertificatesOf } from '../pdf/cms-der';
 
 /*
  * The validation data of a document's signatures (issue 19's B-LT, written by the engine as the DSS, issue 23): for
@@ -58,8 +60,31 @@ interface Certificate {
 const certificateOf = (der: Uint8Array): Certificate => ({ der, x509: new X509Certificate(der) });
 const selfIssued = (cert: Certificate) => cert.x509.subject === cert.x509.issuer && cert.x509.checkIssued(cert.x509);
 
-/** The CMS's certificates, its signer's first (by issuer and serial, else the first), and its timestamp token. */
+/**
+ * The CMS's certificates, its signer's first (by issuer and serial, else the first), and its timestamp token: read from
+ * the DER as it is (cms.ts and cms-der.ts; issue 23: parsing every CMS and re-encoding its certificates through pkijs
+ * was the largest part of gathering a B-LT seal's validation data), else, for a CMS those do not read (BER, no signed
+ * attributes), through pkijs.
+ */
 function readCms(der: Uint8Array): { signer: Certificate | null; others: Certificate[]; token: Uint8Array | null } {
+  let read: ReturnType<typeof certificatesOf>;
+  try {
+    read = certificatesOf(der);
+  } catch {
+    return readCmsThroughPkijs(der);
+  }
+  return {
+    signer: certificateOf(read.signer),
+    others: read.others.map(certificateOf),
+    token: signatureTimestampOf(der),
+  };
+}
+
+function readCmsThroughPkijs(der: Uint8Array): {
+  signer: Certificate | null;
+  others: Certificate[];
+  token: Uint8Array | null;
+} {
   const signed = signedDataOf(der);
   const all = (signed.certificates ?? [])
     .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
@@ -78,8 +103,13 @@ function readCms(der: Uint8Array): { signer: Certificate | null; others: Certifi
   return { signer, others: all.filter((c) => c !== signer), token };
 }
 
-/** The certificates an OCSP response carries (its delegated responder's). */
+/** The certificates an OCSP response carries (its delegated responder's), from its DER, else through pkijs. */
 function responderCertificates(ocsp: Uint8Array): Uint8Array[] {
+  try {
+    return ocspCertificatesOf(ocsp);
+  } catch {
+    // not DER: below
+  }
   try {
     const parsed = asn1js.fromBER(ocsp);
     if (parsed.offset === -1) return [];

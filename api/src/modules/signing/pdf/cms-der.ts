@@ -245,3 +245,26 @@ export function signerInfosDer(params: {
   ]);
   return derElement(0x31, [signerInfo]);
 }
+
+/**
+ * The certificates a DER OCSP response carries (its delegated responder's), as the bytes they are: OCSPResponse →
+ * responseBytes [0] → BasicOCSPResponse → certs [0]. An empty list when it carries none; NotDerError when it is not
+ * DER (the caller then reads it through the schemas).
+ */
+export function ocspCertificatesOf(ocsp: Uint8Array): Uint8Array[] {
+  const response = elementAt(ocsp, 0);
+  if (response.tag !== 0x30 || response.end !== ocsp.length) throw new NotDerError('Not an OCSP response.');
+  const explicit = childrenOf(ocsp, response).find((e) => e.tag === 0xa0);
+  if (!explicit) return [];
+  const [responseBytes] = childrenOf(ocsp, explicit);
+  const [, octets] = responseBytes?.tag === 0x30 ? childrenOf(ocsp, responseBytes) : [];
+  if (octets?.tag !== 0x04) throw new NotDerError('Not an OCSP response.');
+  const basicDer = ocsp.subarray(octets.contents, octets.end);
+  const basic = elementAt(basicDer, 0);
+  if (basic.tag !== 0x30 || basic.end !== basicDer.length) throw new NotDerError('Not a basic OCSP response.');
+  const certs = childrenOf(basicDer, basic).find((e) => e.tag === 0xa0);
+  if (!certs) return [];
+  const [list] = childrenOf(basicDer, certs);
+  if (list?.tag !== 0x30) throw new NotDerError('Not a basic OCSP response.');
+  return childrenOf(basicDer, list).map((c) => basicDer.subarray(c.start, c.end));
+}

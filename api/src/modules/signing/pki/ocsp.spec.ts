@@ -25,6 +25,7 @@ import {
   type CertStatus,
   type SigningKey,
 } from './ocsp';
+import { ocspCertificatesOf } from '../pdf/cms-der';
 
 const ORG = { id: 'acme', name: 'Acme' };
 const DAY = 24 * 3_600_000;
@@ -105,6 +106,14 @@ describe('OCSP requests', () => {
 });
 
 describe('OCSP responses: what is accepted', () => {
+  it("lists the responder's certificate it carries as its very bytes, read from the DER (cms-der.ts)", async () => {
+    const response = await answer({ status: 'good' });
+    expect(ocspCertificatesOf(response).map((c) => Buffer.from(c).toString('hex'))).toEqual([
+      Buffer.from(responder.certDer).toString('hex'),
+    ]);
+    expect(() => ocspCertificatesOf(Uint8Array.from([0x30, 0x80, 0, 0]))).toThrow();
+  });
+
   it('reads good, revoked (time in whole seconds, reason) and unknown answers of the delegated responder', async () => {
     expect((await read(await answer({ status: 'good' }))).status).toEqual({ status: 'good' });
     const revokedAt = new Date(now.getTime() - 3_600_000 + 123);
