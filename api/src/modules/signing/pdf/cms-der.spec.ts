@@ -13,7 +13,14 @@ import {
 } from '@peculiar/asn1-schema';
 import { Certificate, GeneralName } from '@peculiar/asn1-x509';
 import { generateRootCa, issueOrganisationCa, issueSignerCertificate, loadIssuer } from '../pki/certificates';
-import { certificatesOf, messageDigestOf, signatureValueOf, signedAttributesFor, withSignatureTimestamp } from './cms';
+import {
+  certificatesOf,
+  messageDigestOf,
+  signatureTimestampOf,
+  signatureValueOf,
+  signedAttributesFor,
+  withSignatureTimestamp,
+} from './cms';
 import { derElement, serialNumberOf, splitSignedData } from './cms-der';
 import { signDigestCms } from './external';
 import { IncrementalEngine } from './incremental-engine';
@@ -142,6 +149,19 @@ describe('CMS outer layers by hand', () => {
     );
     expect(Buffer.from(signatureValueOf(stamped)).equals(Buffer.from(signatureValueOf(cms)))).toBe(true);
     expect(Buffer.from(stamped).includes(Buffer.from(token))).toBe(true);
+    // Byte for byte what the schemas make of it (the SignerInfo parsed, the attribute added, serialised again).
+    const infos = AsnConvert.parse(before.signerInfos, SignerInfos);
+    infos[0].unsignedAttrs = [
+      new Attribute({ attrType: '1.2.840.113549.1.9.16.2.14', attrValues: [Uint8Array.from(token).buffer] }),
+    ];
+    const schemaInfos = Buffer.from(AsnConvert.serialize(infos));
+    expect(Buffer.from(after.signerInfos).equals(schemaInfos)).toBe(true);
+    // A second token replaces the first: one signature-timestamp attribute, the newer token.
+    const newer = derElement(0x30, [Uint8Array.from([0x02, 0x01, 0x06])]);
+    const again = withSignatureTimestamp(stamped, newer);
+    expect(Buffer.from(signatureTimestampOf(again)!).equals(Buffer.from(newer))).toBe(true);
+    expect(Buffer.from(again).includes(Buffer.from(token))).toBe(false);
+    expect(Buffer.from(messageDigestOf(again)).equals(digest)).toBe(true);
   });
 
   it('still reads a BER CMS (an indefinite length, as some ESPs answer) through the schemas', () => {

@@ -268,3 +268,98 @@ export function ocspCertificatesOf(ocsp: Uint8Array): Uint8Array[] {
   if (list?.tag !== 0x30) throw new NotDerError('Not a basic OCSP response.');
   return childrenOf(basicDer, list).map((c) => basicDer.subarray(c.start, c.end));
 }
+
+/** The first SignerInfo of a SignerInfos SET (DER), its fields as their DER elements. */
+export interface SignerInfoFields {
+  /** The SignerInfo's fields in order, each as its bytes. */
+  fields: Uint8Array[];
+  /** sid's serialNumber's content octets when sid is issuerAndSerialNumber, else null. */
+  serial: Uint8Array | null;
+  /** signedAttrs as the SET (tag 0x31) the signature covers, or null. */
+  signedAttributes: Uint8Array | null;
+  /** The signature value's octets. */
+  signature: Uint8Array;
+  /** Where unsignedAttrs [1] is among `fields`, or -1. */
+  unsignedAt: number;
+}
+
+/** Reads the first SignerInfo of a DER SignerInfos without the schemas (NotDerError when it is not one). */
+export function firstSignerInfoOf(signerInfos: Uint8Array): SignerInfoFields | null {
+  const set = elementAt(signerInfos, 0);
+  if (set.tag !== 0x31 || set.end !== signerInfos.length) throw new NotDerError('Not a SignerInfos SET.');
+  const [info] = childrenOf(signerInfos, set);
+  if (!info) return null;
+  if (info.tag !== 0x30) throw new NotDerError('Not a SignerInfo.');
+  const children = childrenOf(signerInfos, info);
+  const bytes = (e: Element) => signerInfos.subarray(e.start, e.end);
+  const [version, sid] = children;
+  if (version?.tag !== 0x02 || !sid) throw new NotDerError('Not a SignerInfo.');
+  let serial: Uint8Array | null = null;
+  if (sid.tag === 0x30) {
+    const [, number] = childrenOf(signerInfos, sid);
+    if (number?.tag !== 0x02) throw new NotDerError('Not an IssuerAndSerialNumber.');
+    serial = signerInfos.subarray(number.contents, number.end);
+  }
+  const signedAt = children.findIndex((c, i) => i > 1 && c.tag === 0xa0);
+  let signedAttributes: Uint8Array | null = null;
+  if (signedAt > 0) {
+    signedAttributes = Uint8Array.from(bytes(children[signedAt]));
+    signedAttributes[0] = 0x31;
+  }
+  // digestAlgorithm, [signedAttrs], signatureAlgorithm, signature: the signature follows the signature algorithm.
+  const signatureAt = (signedAt > 0 ? signedAt : 2) + 2;
+  const signature = children[signatureAt];
+  if (signature?.tag !== 0x04) throw new NotDerError('Not a SignerInfo.');
+  const unsignedAt = children.findIndex((c, i) => i > signatureAt && c.tag === 0xa1);
+  return {
+    fields: children.map(bytes),
+    serial,
+    signedAttributes,
+    signature: signerInfos.subarray(signature.contents, signature.end),
+    unsignedAt,
+  };
+}
+
+/** The values of the attributes of `type` (an OID's DER) among an [1] IMPLICIT SET of attributes. */
+function attributesOf(implicitSet: Uint8Array): { type: Uint8Array; bytes: Uint8Array; values: Uint8Array[] }[] {
+  const set = elementAt(implicitSet, 0);
+  return childrenOf(implicitSet, set).map((attribute) => {
+    const [type, values] = childrenOf(implicitSet, attribute);
+    if (attribute.tag !== 0x30 || type?.tag !== 0x06 || values?.tag !== 0x31)
+      throw new NotDerError('Not an attribute.');
+    return {
+      type: implicitSet.subarray(type.start, type.end),
+      bytes: implicitSet.subarray(attribute.start, attribute.end),
+      values: childrenOf(implicitSet, values).map((v) => implicitSet.subarray(v.start, v.end)),
+    };
+  });
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
+
+/** The first value of the signer's unsigned attribute `type` (an OID's DER), or null. */
+export function unsignedAttributeOf(signer: SignerInfoFields, type: Uint8Array): Uint8Array | null {
+  if (signer.unsignedAt < 0) return null;
+  const found = attributesOf(signer.fields[signer.unsignedAt]).find((a) => sameBytes(a.type, type));
+  return found?.values[0] ?? null;
+}
+
+/**
+ * SignerInfos with the first signer's unsigned attribute `type` set to the one value `value`: the other unsigned
+ * attributes kept in their order, the new one last, every field before them the very bytes they were (so what was
+ * signed is unchanged).
+ */
+export function withUnsignedAttribute(signer: SignerInfoFields, type: Uint8Array, value: Uint8Array): Uint8Array {
+  const kept =
+    signer.unsignedAt < 0
+      ? []
+      : attributesOf(signer.fields[signer.unsignedAt])
+          .filter((a) => !sameBytes(a.type, type))
+          .map((a) => a.bytes);
+  const unsigned = derElement(0xa1, [...kept, derElement(0x30, [type, derElement(0x31, [value])])]);
+  const fields = signer.fields.filter((_, i) => i !== signer.unsignedAt);
+  return derElement(0x31, [derElement(0x30, [...fields, unsigned])]);
+}
+
+/** id-aa-signatureTimeStampToken (1.2.840.113549.1.9.16.2.14) as a DER OBJECT IDENTIFIER. */
+export const OID_SIGNATURE_TIMESTAMP_TOKEN = oid(...PKCS9, 0x10, 0x02, 0x0e);

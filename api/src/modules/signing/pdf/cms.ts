@@ -1,6 +1,5 @@
 import { createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
 import {
-  Attribute,
   CMSVersion,
   ContentInfo,
   DigestAlgorithmIdentifier,
@@ -9,26 +8,31 @@ import {
   id_data,
   id_signedData,
   SignedData,
-  SignerInfo,
-  SignerInfos,
 } from '@peculiar/asn1-cms';
 import { ECDSASigValue } from '@peculiar/asn1-ecc';
-import { AsnArray, AsnConvert, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
+import { AsnConvert } from '@peculiar/asn1-schema';
 import {
   contentTypeAndDigestOf,
+  firstSignerInfoOf,
   joinSignedData,
   NotDerError,
+  OID_SIGNATURE_TIMESTAMP_TOKEN,
   serialNumberOf,
   signedAttributesDer,
   signerInfosDer,
   splitSignedData,
+  unsignedAttributeOf,
+  withUnsignedAttribute,
   type SignedDataParts,
+  type SignerInfoFields,
 } from './cms-der';
 
 /*
- * The CMS (RFC 5652) of every signature the product embeds, built and read with @peculiar's ASN.1 schemas: the PAdES
- * signed attributes a key or a USB token signs, the SignedData around a signature, the signature-timestamp attribute
- * (B-T) added to a CMS made here or by an ESP, and the few things read back (messageDigest, signer certificate).
+ * The CMS (RFC 5652) of every signature the product embeds: the PAdES signed attributes a key or a USB token signs,
+ * the SignedData around a signature, the signature-timestamp attribute (B-T) added to a CMS made here or by an ESP,
+ * and the few things read back (messageDigest, signature value, signer certificate, timestamp token). Written and read
+ * as DER by hand (cms-der.ts, issue 23); @peculiar's ASN.1 schemas only read a BER CMS (re-encoded as DER first) and
+ * write the constant head of a SignedData.
  */
 
 export const CmsOid = {
@@ -44,15 +48,6 @@ export const CmsOid = {
 
 export type CmsSignatureAlgorithm = 'RSA-SHA256' | 'ECDSA-SHA256';
 
-/** The signed attributes as the key signs them: a DER SET OF Attribute (tag 0x31). */
-@AsnType({ type: AsnTypeTypes.Set, itemType: Attribute })
-class AttributeSet extends AsnArray<Attribute> {
-  constructor(items?: Attribute[]) {
-    super(items);
-    Object.setPrototypeOf(this, AttributeSet.prototype);
-  }
-}
-
 const sha256 = (bytes: Uint8Array | ArrayBuffer) =>
   new Uint8Array(createHash('sha256').update(new Uint8Array(bytes)).digest());
 const bytesOf = (value: ArrayBuffer | Uint8Array): Uint8Array => new Uint8Array(value);
@@ -60,8 +55,6 @@ const bufferOf = (bytes: Uint8Array | ArrayBuffer): ArrayBuffer => {
   const view = new Uint8Array(bytes);
   return view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength) as ArrayBuffer;
 };
-
-const attribute = (type: string, value: ArrayBuffer) => new Attribute({ attrType: type, attrValues: [value] });
 
 /**
  * The DER of PAdES B-B signed attributes, encoded as a SET (tag 0x31): what the signer's key signs. contentType
@@ -110,12 +103,6 @@ function ecdsaDer(signature: Uint8Array): Uint8Array {
       new ECDSASigValue({ r: integer(signature.subarray(0, 32)), s: integer(signature.subarray(32)) }),
     ),
   );
-}
-
-function messageDigestIn(attributes: Attribute[]): Uint8Array {
-  const found = attributes.find((a) => a.attrType === CmsOid.messageDigest);
-  if (!found) throw new Error('The signed attributes lack messageDigest.');
-  return bytesOf(AsnConvert.parse(found.attrValues[0], OctetString).buffer);
 }
 
 /** Does `signature` verify over the signed attributes (as a DER SET) with the certificate's key? */
@@ -183,12 +170,14 @@ function SIGNED_DATA_HEAD() {
 
 interface ReadCms {
   parts: SignedDataParts;
-  signerInfos: SignerInfo[];
+  /** The first SignerInfo, read from its DER (null: the CMS has none). */
+  signer: SignerInfoFields | null;
 }
 
 /**
- * A CMS's parts (see cms-der.ts) and its SignerInfos parsed; the certificates are not parsed. A CMS that is BER rather
- * than DER (an ESP's answer may be) is read through the schemas and its parts re-encoded as DER.
+ * A CMS's parts (see cms-der.ts) and its first SignerInfo, read from the DER without the schemas (issue 23: parsing
+ * SignerInfos through them was most of the cost of adding a timestamp and gathering validation data). A CMS that is
+ * BER rather than DER (an ESP's answer may be) is read through the schemas and its parts re-encoded as DER first.
  */
 function readCms(cmsDer: Uint8Array): ReadCms {
   let parts: SignedDataParts;
@@ -207,13 +196,12 @@ function readCms(cmsDer: Uint8Array): ReadCms {
       ),
     );
   }
-  return { parts, signerInfos: [...AsnConvert.parse(parts.signerInfos, SignerInfos)] };
+  return { parts, signer: firstSignerInfoOf(parts.signerInfos) };
 }
 
 /**
  * CMS read already, by the very array (issue 23: a signature's CMS was parsed again for each thing read from it, its
- * digest, its signature value, its certificates, and ASN.1 parsing was the seal's largest cost). Read-only use: the
- * one caller that changes a SignerInfo (withSignatureTimestamp) reads its own.
+ * digest, its signature value, its certificates). Read-only use.
  */
 const readCmsCache = new WeakMap<Uint8Array, ReadCms>();
 
@@ -226,26 +214,27 @@ function readCached(cmsDer: Uint8Array): ReadCms {
   return known;
 }
 
-function firstSigner(read: ReadCms): SignerInfo {
-  const signer = read.signerInfos[0];
-  if (!signer?.signedAttrs) throw new Error('The CMS has no signer with signed attributes.');
-  return signer;
+function firstSigner(read: ReadCms): SignerInfoFields & { signedAttributes: Uint8Array } {
+  const signer = read.signer;
+  if (!signer?.signedAttributes) throw new Error('The CMS has no signer with signed attributes.');
+  return signer as SignerInfoFields & { signedAttributes: Uint8Array };
 }
 
-/** The first signer's signed attributes re-encoded as the SET its signature covers. */
+/** The first signer's signed attributes as the SET its signature covers. */
 function signedAttributesDerOf(cmsDer: Uint8Array): Uint8Array {
-  const signer = firstSigner(readCached(cmsDer));
-  return bytesOf(AsnConvert.serialize(new AttributeSet(signer.signedAttrs)));
+  return firstSigner(readCached(cmsDer)).signedAttributes;
 }
 
 /** The messageDigest a CMS's (first) signer signed: an ESP's answer must carry the digest that was sent. */
 export function messageDigestOf(cmsDer: Uint8Array): Uint8Array {
-  return messageDigestIn(firstSigner(readCached(cmsDer)).signedAttrs ?? []);
+  const { digest } = contentTypeAndDigestOf(signedAttributesDerOf(cmsDer));
+  if (!digest) throw new Error('The signed attributes lack messageDigest.');
+  return digest;
 }
 
 /** The (first) signer's signature value: what a signature-timestamp token's imprint is the SHA-256 of. */
 export function signatureValueOf(cmsDer: Uint8Array): Uint8Array {
-  return bytesOf(firstSigner(readCached(cmsDer)).signature.buffer);
+  return firstSigner(readCached(cmsDer)).signature;
 }
 
 /** The DER of the signer's own certificate and the others the CMS carries (for the DSS and the audit trail). */
@@ -254,38 +243,36 @@ export function certificatesOf(cmsDer: Uint8Array): { signer: Uint8Array; others
   const signer = firstSigner(read);
   // CertificateChoices: a plain certificate is a SEQUENCE; the other choices are context-tagged and left out.
   const all = (read.parts.certificates ?? []).filter((der) => der[0] === 0x30);
-  const sid = signer.sid.issuerAndSerialNumber;
-  const own = sid ? all.find((der) => Buffer.from(serialNumberOf(der)).equals(Buffer.from(sid.serialNumber))) : all[0];
+  const serial = signer.serial;
+  const own = serial ? all.find((der) => Buffer.from(serialNumberOf(der)).equals(Buffer.from(serial))) : all[0];
   if (!own) throw new Error('The signer certificate is not in the CMS.');
   return { signer: own, others: all.filter((der) => der !== own) };
 }
 
 /** The signature-timestamp token a CMS's signer carries already, or null. */
 export function signatureTimestampOf(cmsDer: Uint8Array): Uint8Array | null {
-  const found = firstSigner(readCached(cmsDer)).unsignedAttrs?.find(
-    (a) => a.attrType === CmsOid.signatureTimeStampToken,
-  );
-  return found ? bytesOf(found.attrValues[0]) : null;
+  return unsignedAttributeOf(firstSigner(readCached(cmsDer)), OID_SIGNATURE_TIMESTAMP_TOKEN);
 }
 
 /**
  * B-T: the CMS with `token` (a TimeStampToken over the SHA-256 of its signer's signature value) as the signer's
- * unsigned signature-timestamp attribute. The signed part stays byte for byte as it was (checked: its signature must
- * still verify), so a CMS an ESP or a token made takes the timestamp too.
+ * unsigned signature-timestamp attribute. The signed part stays byte for byte as it was (every field before the
+ * unsigned attributes is copied as it is, and its signature is checked to still verify), so a CMS an ESP or a token
+ * made takes the timestamp too.
  */
 export function withSignatureTimestamp(cmsDer: Uint8Array, token: Uint8Array): Uint8Array {
   const read = readCms(cmsDer);
   const signer = firstSigner(read);
-  const before = signedAttributesDerOf(cmsDer);
-  const others = (signer.unsignedAttrs ?? []).filter((a) => a.attrType !== CmsOid.signatureTimeStampToken);
-  signer.unsignedAttrs = [...others, attribute(CmsOid.signatureTimeStampToken, bufferOf(token))];
   const out = joinSignedData({
     ...read.parts,
-    signerInfos: bytesOf(AsnConvert.serialize(new SignerInfos(read.signerInfos))),
+    signerInfos: withUnsignedAttribute(signer, OID_SIGNATURE_TIMESTAMP_TOKEN, token),
   });
   const { signer: certificate } = certificatesOf(out);
   const after = signedAttributesDerOf(out);
-  if (!Buffer.from(before).equals(Buffer.from(after)) || !signatureHolds(after, signatureValueOf(out), certificate))
+  if (
+    !Buffer.from(signer.signedAttributes).equals(Buffer.from(after)) ||
+    !signatureHolds(after, signatureValueOf(out), certificate)
+  )
     throw new Error('The signature-timestamp could not be added without changing what the signer signed.');
   return out;
 }
