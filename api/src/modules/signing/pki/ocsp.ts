@@ -172,7 +172,22 @@ const signingHash = (key: CryptoKey): 'SHA-256' | 'SHA-384' =>
     ? 'SHA-384'
     : 'SHA-256';
 
-const pkijsCertificate = (der: Uint8Array) => parse(der, (schema) => new pkijs.Certificate({ schema }));
+/**
+ * A certificate as pkijs reads it, parsed once per DER (the CA's, the responder's and the TSA's are asked for again
+ * for every OCSP answer and timestamp of a seal). Only read here: CertID.create and the responses built from it take
+ * their values without changing it.
+ */
+function pkijsCertificate(der: Uint8Array): pkijs.Certificate {
+  const key = Buffer.from(der).toString('base64');
+  let certificate = pkijsParsed.get(key);
+  if (!certificate) {
+    certificate = parse(der, (schema) => new pkijs.Certificate({ schema }));
+    if (pkijsParsed.size >= 256) pkijsParsed.clear();
+    pkijsParsed.set(key, certificate);
+  }
+  return certificate;
+}
+const pkijsParsed = new Map<string, pkijs.Certificate>();
 
 /**
  * A successful basic OCSP response signed by `signer` (the CA's delegated responder, RFC 6960 4.2.2.2), one
@@ -220,7 +235,7 @@ export async function signOcspResponse(params: {
 
 /** The CertID (SHA-1, as responders expect) of a certificate issued by `issuerPem`. */
 export async function certIdFor(certDer: Uint8Array, issuerPem: string): Promise<pkijs.CertID> {
-  const issuer = pkijsCertificate(new Uint8Array(new x509.X509Certificate(issuerPem).rawData));
+  const issuer = pkijsCertificate(new Uint8Array(parsedCertificate(issuerPem).rawData));
   return pkijs.CertID.create(pkijsCertificate(certDer), { hashAlgorithm: 'SHA-1', issuerCertificate: issuer }, engine);
 }
 
@@ -400,7 +415,7 @@ export const keyHashes = perCertificate((certPem: string): Readonly<{ sha1: stri
 
 /** The hash of a certificate's subject, as an OCSP CertID's issuerNameHash names the issuer. */
 export function nameHash(certPem: string, algorithm: 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512'): string {
-  const cert = pkijsCertificate(new Uint8Array(new x509.X509Certificate(certPem).rawData));
+  const cert = pkijsCertificate(new Uint8Array(parsedCertificate(certPem).rawData));
   return createHash(algorithm.replace('-', '').toLowerCase())
     .update(Buffer.from(cert.subject.toSchema().toBER(false)))
     .digest('hex');
