@@ -11,13 +11,15 @@
  *   - the console's list               GET /api/requests?range=[0,9]&sort=["createdAt","DESC"] (apikey)
  * reporting requests/s and p50/p95/p99 latency (every response timed) against issue 23's targets: the HTML at least
  * 5,000/s, GET /v1/reference at least 2,500/s with p99 under 15 ms, the console list at least 2,000/s (the
- * specification gives none for throughput). Exit code 1 when a target is missed or a response was not 2xx. Options: BENCH_HTTP_REQUESTS (default 1000), BENCH_HTTP_DURATION (seconds, default 10),
+ * specification gives none for throughput), and the server's peak resident memory while the load runs (sampled from
+ * /proc every 50 ms) against 250 MB. Exit code 1 when a target is missed or a response was not 2xx. Options: BENCH_HTTP_REQUESTS (default 1000), BENCH_HTTP_DURATION (seconds, default 10),
  * BENCH_HTTP_CONNECTIONS (default 10).
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import { record } from './report.mjs';
 import { seedRequests } from './seed.mjs';
 import { demoKey, entry, freePort, repoRoot, signLink, startServer, stop } from './server.mjs';
@@ -30,6 +32,8 @@ const DURATION = Number(process.env.BENCH_HTTP_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 10);
 /** Issue 23's targets per case: requests/s at least, and p99 under (ms) where it gives one. */
 const TARGETS = { html: { perSecond: 5000 }, reference: { perSecond: 2500, p99: 15 }, list: { perSecond: 2000 } };
+/** Issue 23: the server's resident memory under the HTTP load. */
+const TARGET_RSS_MB = 250;
 const targetText = ({ perSecond, p99 }) =>
   `≥ ${perSecond.toLocaleString('en')}/s${p99 ? `, p99 < ${p99} ms` : ''}, every response 2xx`;
 
@@ -74,6 +78,7 @@ async function main() {
     child = started.child;
     const { base } = started;
     const results = [];
+    let peakRssMb = 0;
     try {
       const key = await demoKey(base);
       const link = new URL(await signLink(base, key, 'normal.pdf'));
@@ -95,8 +100,19 @@ async function main() {
           { apikey: key },
         ],
       ];
-      for (const [id, name, pathname, headers] of cases)
-        results.push({ id, name, ...(await load(base, pathname, headers)) });
+      // The server's resident memory while the load runs, sampled from /proc (issue 23: under 250 MB).
+      const rssOf = () => {
+        const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        return match ? Number(match[1]) / 1024 : 0;
+      };
+      const sampler = setInterval(() => (peakRssMb = Math.max(peakRssMb, rssOf())), 50);
+      try {
+        for (const [id, name, pathname, headers] of cases)
+          results.push({ id, name, ...(await load(base, pathname, headers)) });
+      } finally {
+        clearInterval(sampler);
+        peakRssMb = Math.max(peakRssMb, rssOf());
+      }
     } finally {
       await stop(child);
     }
@@ -130,6 +146,19 @@ async function main() {
           (r.bad ? ` (${r.bad} responses not 2xx or failed)` : ''),
       );
     }
+    const rssPass = peakRssMb > 0 && peakRssMb < TARGET_RSS_MB;
+    ok &&= rssPass;
+    record({
+      bench: 'http',
+      measure: "the server's peak RSS under the HTTP load (sampled every 50 ms)",
+      value: peakRssMb.toFixed(0),
+      unit: ' MB',
+      target: `< ${TARGET_RSS_MB} MB`,
+      ok: rssPass,
+    });
+    console.log(
+      `server's peak RSS under the load: ${peakRssMb.toFixed(0)} MB (target < ${TARGET_RSS_MB} MB) ${rssPass ? 'ok' : 'MISS'}`,
+    );
     console.log(ok ? 'http bench: every target met' : 'http bench: a target was missed');
     process.exitCode = ok ? 0 : 1;
   } finally {
