@@ -31,7 +31,7 @@ function pdfjs(): Promise<{ lib: typeof PdfJs; worker: PDFWorker }> {
  * requests. Larger chunks mean fewer round trips (each range is read and checked against the document's hash on the
  * server), smaller ones fewer bytes before the first page.
  */
-const RANGE_CHUNK_BYTES = 128 * 1024;
+const RANGE_CHUNK_BYTES = 256 * 1024;
 
 /**
  * Opens the document by its address with pdf.js's range loading (issue 23): the link answers HTTP Range requests, so

@@ -25,8 +25,7 @@ export function byteRange(header: string | undefined, size: number): ByteRange |
     return { start: Math.max(size - length, 0), end: size - 1 };
   }
   const start = Number(first);
-  const end = last === '' ? size - 1 : Number(last);
-  if (end < start) return 'none';
+  if (last !== '' && Number(last) < start) return 'none';
   if (start >= size) return 'unsatisfiable';
-  return { start, end: Math.min(end, size - 1) };
+  return { start, end: last === '' ? size - 1 : Math.min(Number(last), size - 1) };
 }
