@@ -99,6 +99,25 @@ describe('documents in an S3-compatible bucket (S3_ENDPOINT, S3_BUCKET)', () => 
     expect(Buffer.compare(again.body as Buffer, pdf)).toBe(0);
   });
 
+  it('answers ranges of a document in the bucket (206, a suffix, 416), as the signer app viewer asks for them', async () => {
+    const pdf = readFixture('pdfs', 'normal.pdf');
+    const up = await uploadOk(t, key, 'acme');
+    const url = new URL(up['file-url']);
+    const head = await t.http.head(url.pathname + url.search).expect(200);
+    expect(head.headers['accept-ranges']).toBe('bytes');
+    expect(head.headers['content-length']).toBe(String(pdf.length));
+    const part = await fetchLink(up['file-url']).set('Range', 'bytes=1000-1999').expect(206);
+    expect(part.headers['content-range']).toBe(`bytes 1000-1999/${pdf.length}`);
+    expect(Buffer.compare(part.body as Buffer, pdf.subarray(1000, 2000))).toBe(0);
+    const suffix = await fetchLink(up['file-url']).set('Range', 'bytes=-100').expect(206);
+    expect(Buffer.compare(suffix.body as Buffer, pdf.subarray(pdf.length - 100))).toBe(0);
+    const beyond = await t.http
+      .get(url.pathname + url.search)
+      .set('Range', `bytes=${pdf.length}-`)
+      .expect(416);
+    expect(beyond.headers['content-range']).toBe(`bytes */${pdf.length}`);
+  });
+
   it('never serves a document whose object was changed in the bucket as if it were complete', async () => {
     const pdf = readFixture('pdfs', 'normal.pdf');
     const sha = createHash('sha256').update(pdf).digest('hex');

@@ -15,6 +15,8 @@ export const ErrorStatus = {
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  // A document link asked for a byte range that starts beyond the document's end (HTTP Range, issue 23).
+  RANGE_NOT_SATISFIABLE: 416,
   TOO_MANY_ATTEMPTS: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,

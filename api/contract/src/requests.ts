@@ -19,6 +19,8 @@ export const RequestMessages = {
   dataInvalid: 'The recipients (data) must be a JSON list.',
   fileRequired: 'Please choose a PDF file to upload.',
   requestNotFound: 'Request not found.',
+  // A document link's Range header that no byte of the document satisfies (416).
+  rangeNotSatisfiable: 'The requested range is beyond the end of the document.',
   partyNotFound: 'Recipient not found.',
   notADraft: 'This request has already been submitted and can no longer be edited.',
   notInProgress: 'An invite can be resent only to a recipient whose status is in-progress.',

@@ -25,19 +25,31 @@ function pdfjs(): Promise<{ lib: typeof PdfJs; worker: PDFWorker }> {
   return library;
 }
 
-/** The document's bytes, fetched while pdf.js loads (the link carries its own permission). */
-async function bytes(url: string): Promise<Uint8Array> {
-  const res = await fetch(url, { credentials: 'omit' });
-  if (!res.ok) throw new Error(`The document answered ${res.status}.`);
-  const data = new Uint8Array(await res.arrayBuffer());
-  performance.mark('esign:pdf-bytes');
-  return data;
-}
+/**
+ * How much pdf.js asks for at a time. The first page of a 352-page document needs its header, the cross-reference
+ * data at the end, the page tree's path to page 1 and that page's content and fonts: a few hundred KB in a handful of
+ * requests. Larger chunks mean fewer round trips (each range is read and checked against the document's hash on the
+ * server), smaller ones fewer bytes before the first page.
+ */
+const RANGE_CHUNK_BYTES = 256 * 1024;
 
+/**
+ * Opens the document by its address with pdf.js's range loading (issue 23): the link answers HTTP Range requests, so
+ * pdf.js reads the length from the first answer, stops it, and asks for the ranges the first page needs; the rest is
+ * fetched only as pages are shown (disableAutoFetch), so the first page is drawn before the whole file has arrived.
+ * A server or proxy that answers without ranges still works: pdf.js then reads the whole answer as it streams in.
+ * The link carries its own permission (no cookie is sent). pdf.js and its worker are loaded side by side meanwhile.
+ */
 export async function openPdf(url: string): Promise<PDFDocumentProxy> {
-  const [{ lib, worker }, data] = await Promise.all([pdfjs(), bytes(url)]);
+  const { lib, worker } = await pdfjs();
   const doc = await lib.getDocument({
-    data,
+    url,
+    withCredentials: false,
+    rangeChunkSize: RANGE_CHUNK_BYTES,
+    disableAutoFetch: true,
+    // Ranges instead of the whole answer's stream: the first request is cancelled once its headers say the link
+    // answers ranges, instead of pulling all 2.6 MB in alongside the ranges the first page needs.
+    disableStream: true,
     worker,
     cMapUrl: `${ASSETS}cmaps/`,
     cMapPacked: true,

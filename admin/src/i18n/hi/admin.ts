@@ -49,6 +49,7 @@ export const requestHindi: ConsoleCatalogue['request'] = {
   dataInvalid: 'प्राप्तकर्ता (data) JSON सूची होनी चाहिए।',
   fileRequired: 'कृपया अपलोड के लिए PDF फ़ाइल चुनें।',
   requestNotFound: 'अनुरोध नहीं मिला।',
+  rangeNotSatisfiable: 'माँगी गई सीमा दस्तावेज़ के अंत से आगे है।',
   partyNotFound: 'प्राप्तकर्ता नहीं मिला।',
   notADraft: 'यह अनुरोध पहले ही भेजा जा चुका है और अब संपादित नहीं किया जा सकता।',
   notInProgress: 'आमंत्रण केवल उसी प्राप्तकर्ता को फिर से भेजा जा सकता है जिसकी स्थिति in-progress है।',

@@ -1,10 +1,13 @@
-import { Controller, Get, Logger, Param, Query, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Headers, Logger, Param, Query, Res, StreamableFile } from '@nestjs/common';
+import type { Readable } from 'node:stream';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Messages, refIdOf } from '@esign/contract';
+import { Messages, RequestMessages, refIdOf } from '@esign/contract';
 import type { Response } from 'express';
 import { AppError } from '../../common/app-error';
 import { errorBody } from '../../common/error.filter';
+import { byteRange } from '../../common/http/byte-range';
 import { Public } from '../../common/auth/auth-context';
+import { rangeOf } from '../storage/document-storage';
 import { LinksService, type DocumentKind } from '../secrets/links.service';
 import { TemplatesService } from '../templates/templates.service';
 import { RequestRepository } from './request-repository';
@@ -27,7 +30,12 @@ export class DocumentsController {
   ) {}
 
   @Public()
-  @ApiOperation({ summary: 'A request document through a signed, expiring link.' })
+  @ApiOperation({
+    summary: 'A request document through a signed, expiring link.',
+    description:
+      'Answers HTTP Range requests (Accept-Ranges: bytes): one range of bytes is answered 206 with Content-Range, a ' +
+      'range beyond the end 416; HEAD answers the headers and the length only.',
+  })
   @Get(':orgId/:id/:kind.pdf')
   async file(
     @Param('orgId') orgId: string,
@@ -35,35 +43,54 @@ export class DocumentsController {
     @Param('kind') kind: string,
     @Query('exp') exp: string,
     @Query('sig') sig: string,
+    @Headers('range') rangeHeader: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<StreamableFile> {
     if (!KINDS.has(kind as DocumentKind)) throw new AppError('NOT_FOUND', 'Document not found.');
-    let file: StreamableFile;
-    let filename: string;
+    // Every check comes before the range is looked at: a link without permission answers as it always did.
+    let doc: { stream: Readable; size: number; filename: string } | { bytes: Buffer; size: number; filename: string };
     if (kind === 'template') {
       await this.links.verifyDocumentLink(orgId, id, 'template', exp, sig);
       const template = await this.templates.file(orgId, id);
-      file = new StreamableFile(template.bytes);
-      filename = template.filename;
+      doc = { bytes: template.bytes, size: template.bytes.length, filename: template.filename };
     } else {
       const refId = refIdOf(id);
       if (refId === null) throw new AppError('NOT_FOUND', 'Document not found.');
       await this.links.verifyDocumentLink(orgId, refId, kind as DocumentKind, exp, sig);
       // Streamed from the store: a large PDF is never held whole in memory. The stream checks the SHA-256 as it goes.
-      const doc = await this.requests.documentStream(orgId, refId, kind as 'original' | 'signed');
-      file = new StreamableFile(doc.stream, { length: doc.size });
-      filename = doc.filename;
+      doc = await this.requests.documentStream(orgId, refId, kind as 'original' | 'signed');
     }
-    file.setErrorHandler((err, response) => this.streamFailed(err, response as Response));
-    const name = kind === 'signed' ? filename.replace(/\.pdf$/i, '-signed.pdf') : filename;
-    res.setHeader('Content-Type', 'application/pdf');
-    res.setHeader('Content-Disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`);
+    const name = kind === 'signed' ? doc.filename.replace(/\.pdf$/i, '-signed.pdf') : doc.filename;
     res.setHeader('Cache-Control', 'private, no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // The link itself is the permission (expiry and HMAC, no cookie or header), so any page may read it: the signer
     // app's viewer fetches it even when the app was opened on another host name than PUBLIC_URL's (127.0.0.1 and
-    // localhost), as it will from object storage in scale-out.
+    // localhost), as it will from object storage in scale-out. pdf.js reads the range headers, so they are exposed.
     res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Expose-Headers', 'Accept-Ranges, Content-Range, Content-Length, Content-Encoding');
+    // pdf.js's viewer asks for the document in ranges (issue 23): the first page is drawn from the bytes it needs.
+    res.setHeader('Accept-Ranges', 'bytes');
+    const range = byteRange(rangeHeader, doc.size);
+    if (range === 'unsatisfiable') {
+      if ('stream' in doc) doc.stream.destroy();
+      res.setHeader('Content-Range', `bytes */${doc.size}`);
+      throw new AppError('RANGE_NOT_SATISFIABLE', RequestMessages.rangeNotSatisfiable);
+    }
+    let file: StreamableFile;
+    if (range === 'none') {
+      file = 'stream' in doc ? new StreamableFile(doc.stream, { length: doc.size }) : new StreamableFile(doc.bytes);
+    } else {
+      res.status(206);
+      res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${doc.size}`);
+      const length = range.end - range.start + 1;
+      file =
+        'stream' in doc
+          ? new StreamableFile(rangeOf(doc.stream, range.start, range.end), { length })
+          : new StreamableFile(doc.bytes.subarray(range.start, range.end + 1));
+    }
+    file.setErrorHandler((err, response) => this.streamFailed(err, response as Response));
+    res.setHeader('Content-Type', 'application/pdf');
+    res.setHeader('Content-Disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`);
     return file;
   }
 
@@ -81,6 +108,7 @@ export class DocumentsController {
     }
     res.removeHeader('Content-Length');
     res.removeHeader('Content-Disposition');
+    res.removeHeader('Content-Range');
     res.status(500).json(errorBody('INTERNAL', Messages.internalError));
   }
 }

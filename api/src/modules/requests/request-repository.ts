@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { RequestMessages, RetentionMessages, refIdOf } from '@esign/contract';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
 import { RowReader } from '../../database/row-reader';
 import { OrganisationEntity } from '../organisations/organisation.entity';
@@ -97,12 +98,12 @@ export class RequestRepository {
     orgId: string,
     refId: number,
     kind: 'original' | 'signed',
-  ): Promise<{ stream: Awaited<ReturnType<DocumentStorage['stream']>>; filename: string; size?: number }> {
+  ): Promise<{ stream: Readable; filename: string; size: number }> {
     const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
     const key = req && (kind === 'original' ? req.fileKey : req.signedFileKey);
     if (!req || !key) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     if (req.filesDeletedAt) throw new AppError('NOT_FOUND', RetentionMessages.filesDeleted);
-    const stream = await this.storage.stream(key);
-    return { stream, filename: req.filename, ...(kind === 'original' ? { size: req.fileSize } : {}) };
+    const { stream, size } = await this.storage.download(key);
+    return { stream, filename: req.filename, size };
   }
 }

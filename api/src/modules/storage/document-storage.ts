@@ -21,6 +21,8 @@ export abstract class DocumentStorage {
    * match the key destroy the stream with an error at the end (see verifiedStream).
    */
   abstract stream(key: string): Promise<Readable>;
+  /** As stream(), with the document's length in bytes (for Content-Length and HTTP range answers). */
+  abstract download(key: string): Promise<{ stream: Readable; size: number }>;
   abstract exists(key: string): Promise<boolean>;
   /**
    * Deletes a key's bytes (issue 24: retention and erasure, which first make sure no live row refers to the key);
@@ -59,4 +61,32 @@ export function verifiedStream(key: string, source: Readable): Readable {
   // to the verifier, which is the stream the reader listens to; the callback only keeps it from being reported twice.
   pipeline(source, verifier, () => undefined);
   return verifier;
+}
+
+/**
+ * Only the bytes [start, end] (inclusive) of a verified stream, for an HTTP range answer. The whole document is still
+ * read and hashed (a store answers no part of a document it cannot vouch for: the ranges of a content-addressed file
+ * are checked like the whole), and the last piece of the range is held back until the source has ended verified, so a
+ * range of a damaged document comes up short instead of looking complete. A document's range costs a read of the
+ * whole (a few milliseconds for a local file of a few MB; a whole GET from a bucket) but no memory beyond a chunk.
+ */
+export function rangeOf(source: Readable, start: number, end: number): Readable {
+  let offset = 0;
+  let held: Buffer | null = null;
+  const range = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const from = Math.max(start - offset, 0);
+      const to = Math.min(end + 1 - offset, chunk.length);
+      offset += chunk.length;
+      if (to <= from) return done();
+      const previous = held;
+      held = chunk.subarray(from, to);
+      done(null, previous ?? undefined);
+    },
+    flush(done) {
+      done(null, held ?? undefined);
+    },
+  });
+  pipeline(source, range, () => undefined);
+  return range;
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
+import { rangeOf } from './document-storage';
 import { LocalDocumentStorage } from './local-document-storage';
 
 async function readAll(stream: Readable): Promise<Buffer> {
@@ -86,6 +87,38 @@ describe('LocalDocumentStorage', () => {
     await expect(read).rejects.toThrow(`stored document ${key} does not match its hash`);
     expect(received).toBeLessThan(tampered.length);
     expect(stream.destroyed).toBe(true);
+  });
+
+  it('answers a document with its length, and ranges of it across the stream chunks (rangeOf)', async () => {
+    const large = Buffer.from(Array.from({ length: 3 * 1024 * 1024 + 17 }, (_, i) => i % 251));
+    const { key } = await storage.put(large);
+    const whole = await storage.download(key);
+    expect(whole.size).toBe(large.length);
+    expect((await readAll(whole.stream)).equals(large)).toBe(true);
+    for (const [start, end] of [
+      [0, 0],
+      [65_530, 65_540],
+      [100_000, 2_000_000],
+      [large.length - 5, large.length - 1],
+    ]) {
+      const part = await readAll(rangeOf((await storage.download(key)).stream, start, end));
+      expect(part.equals(large.subarray(start, end + 1))).toBe(true);
+    }
+  });
+
+  it('fails a range of a document whose bytes no longer match, even when the damage is outside the range', async () => {
+    const original = Buffer.alloc(200 * 1024, 'a');
+    const { key } = await storage.put(original);
+    const tampered = Buffer.from(original);
+    tampered[tampered.length - 1] = 0x62;
+    writeFileSync(join(root, key.slice(0, 2), key.slice(2, 4), key), tampered);
+    const range = rangeOf((await storage.download(key)).stream, 0, 99);
+    let received = 0;
+    const read = (async () => {
+      for await (const chunk of range) received += (chunk as Buffer).length;
+    })();
+    await expect(read).rejects.toThrow(`stored document ${key} does not match its hash`);
+    expect(received).toBeLessThan(100);
   });
 
   it('rejects stream() with NOT_FOUND for unknown or malformed keys, before any byte', async () => {

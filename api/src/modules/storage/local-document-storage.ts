@@ -62,6 +62,10 @@ export class LocalDocumentStorage extends DocumentStorage {
   }
 
   async stream(key: string): Promise<Readable> {
+    return (await this.download(key)).stream;
+  }
+
+  async download(key: string): Promise<{ stream: Readable; size: number }> {
     if (!STORAGE_KEY.test(key)) throw new AppError('NOT_FOUND', 'No such document.');
     // Opened here, not by the stream, so that an absent file rejects the promise instead of failing a started reply.
     let handle: FileHandle;
@@ -71,7 +75,14 @@ export class LocalDocumentStorage extends DocumentStorage {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new AppError('NOT_FOUND', 'No such document.');
       throw err;
     }
-    return verifiedStream(key, handle.createReadStream());
+    let size: number;
+    try {
+      size = (await handle.stat()).size;
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+    return { stream: verifiedStream(key, handle.createReadStream()), size };
   }
 
   async exists(key: string): Promise<boolean> {

@@ -104,7 +104,7 @@ export class S3DocumentStorage extends DocumentStorage {
   }
 
   async get(key: string): Promise<Buffer> {
-    const body = await this.open(key);
+    const { body } = await this.open(key);
     const hash = createHash('sha256');
     const chunks: Buffer[] = [];
     for await (const chunk of body) {
@@ -116,7 +116,12 @@ export class S3DocumentStorage extends DocumentStorage {
   }
 
   async stream(key: string): Promise<Readable> {
-    return verifiedStream(key, await this.open(key));
+    return verifiedStream(key, (await this.open(key)).body);
+  }
+
+  async download(key: string): Promise<{ stream: Readable; size: number }> {
+    const { body, size } = await this.open(key);
+    return { stream: verifiedStream(key, body), size };
   }
 
   async exists(key: string): Promise<boolean> {
@@ -147,7 +152,7 @@ export class S3DocumentStorage extends DocumentStorage {
   }
 
   /** The response body of a key's object: NOT_FOUND (before any byte) when it is absent or the key is malformed. */
-  private async open(key: string): Promise<Readable> {
+  private async open(key: string): Promise<{ body: Readable; size: number }> {
     if (!STORAGE_KEY.test(key)) throw notFound();
     let res: GetObjectCommandOutput;
     try {
@@ -157,7 +162,11 @@ export class S3DocumentStorage extends DocumentStorage {
       throw err;
     }
     if (!(res.Body instanceof Readable)) throw new Error(`the S3 ${this.describe()} answered ${key} without a body`);
-    return res.Body;
+    if (res.ContentLength === undefined) {
+      res.Body.destroy();
+      throw new Error(`the S3 ${this.describe()} answered ${key} without its length`);
+    }
+    return { body: res.Body, size: res.ContentLength };
   }
 
   private objectKey(key: string): string {
