@@ -122,6 +122,7 @@ describe('DSC through the desktop signer agent (a SoftHSMv2 token), in a request
       ].sort(),
     );
     expect(verified.archives.map((s) => s.signer)).toEqual(['e-Sign Development Timestamp Authority']);
+    expect(verified.problems).toEqual([]);
     expect(verified.ok).toBe(true);
 
     // The password is in no stored row and in nothing the agent printed.

@@ -156,6 +156,7 @@ describe('face capture and liveness, decided on the server (ONNX models, ffmpeg)
     expect((await requestRow(t, s.refId)).status).toBe('completed');
     const pdf = await signedPdf(t, s.refId);
     const verified = await verifyPdf(t, pdf);
+    expect(verified.problems).toEqual([]);
     expect(verified.ok).toBe(true);
     const work = mkdtempSync(join(tmpdir(), 'esign-cert-'));
     try {
