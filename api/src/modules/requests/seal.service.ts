@@ -282,7 +282,8 @@ export class SealService implements OnModuleInit {
 
   /** Keeps the engine's version of a document just stored (a few, the newest last: concurrent jobs each find theirs). */
   private remember(key: string, document: FinishedSignature['signed']): void {
-    // The storage key is the SHA-256 the engine kept running: a difference would be a bug, and nothing is kept then.
+    // Stored under the SHA-256 the engine kept running (put's second argument), so the two agree; a store that
+    // answered another key (a put of bytes given without it) is not mixed up with the engine's version.
     if (document.key !== key) return;
     this.recent.delete(key);
     this.recent.set(key, document);
