@@ -6,7 +6,7 @@ import { CONSOLE_ROUTES, Headers, SIGNER_ROUTES } from '@esign/contract';
 import { json, raw, static as serveStatic, type NextFunction, type Request, type Response } from 'express';
 import compression from 'compression';
 import { createHash } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -18,6 +18,9 @@ import { MetricsService } from './modules/metrics/metrics.service';
 import { multipartMiddleware } from './common/multipart.middleware';
 import { precompressed } from './common/precompressed';
 import { autoPostPage } from './modules/aadhaar/sandbox/pages';
+import { pageAnswers } from './modules/web/page-answers';
+import { WebPages } from './modules/web/web-pages';
+import { routePattern } from './common/http/route-pattern';
 import type { AppConfig } from './config/app-config';
 
 /** How long an idle keep-alive connection is kept open. */
@@ -37,20 +40,6 @@ export interface CreatedApp {
 /** Builds the whole HTTP application; main.ts and the tests both use it. */
 const NO_STORE_PREFIXES = ['/v1', '/api', '/consumers'];
 const SIGNER_IMAGE_ROUTES = ['/v1/esignature', '/v1/signer_details'];
-
-/** `/esign/:orgId/…` → a regular expression as Express matches it (case-insensitive, optional trailing slash). */
-const routePattern = (routes: readonly string[]): RegExp =>
-  new RegExp(
-    `^(?:${routes
-      .map((r) =>
-        r
-          .split(/(:[A-Za-z_]\w*)/)
-          .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-          .join(''),
-      )
-      .join('|')})/?$`,
-    'i',
-  );
 
 const policy = (directives: Record<string, string[]>): string =>
   Object.entries(directives)
@@ -138,13 +127,34 @@ function securityHeaders(config: AppConfig) {
     if (under(path, '/docs')) return noneFramed;
     return nothing;
   };
-  return (req: Request, res: Response, next: NextFunction) => {
+  const apply = (res: ServerResponse, path: string, secure: boolean): void => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('X-Frame-Options', 'DENY');
-    res.setHeader('Content-Security-Policy', policyFor(req.path));
-    if (req.secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
-    next();
+    res.setHeader('Content-Security-Policy', policyFor(path));
+    if (secure) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  };
+  return {
+    apply,
+    middleware: (req: Request, res: Response, next: NextFunction) => {
+      apply(res, req.path, req.secure);
+      next();
+    },
+  };
+}
+
+/**
+ * Whether a request came over TLS, as Express's req.secure says: the socket's own TLS, or the first X-Forwarded-Proto
+ * when the peer is a trusted proxy (Express's compiled 'trust proxy fn').
+ */
+function isSecure(trust: (address: string | undefined, hop: number) => boolean) {
+  return (req: IncomingMessage): boolean => {
+    const socket = req.socket as IncomingMessage['socket'] & { encrypted?: boolean };
+    const own = socket.encrypted ? 'https' : 'http';
+    if (!trust(socket.remoteAddress, 0)) return own === 'https';
+    const forwarded = req.headers['x-forwarded-proto'];
+    const header = (typeof forwarded === 'string' && forwarded) || own;
+    return header.split(',')[0].trim() === 'https';
   };
 }
 
@@ -166,8 +176,10 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   server.headersTimeout = KEEP_ALIVE_MS + 1000;
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.disable('x-powered-by');
-  app.use(securityHeaders(config));
-  app.use(createHttpLogger(logger));
+  const security = securityHeaders(config);
+  const httpLog = createHttpLogger(logger);
+  app.use(security.middleware);
+  app.use(httpLog);
   app.use(httpMetrics(app.get(MetricsService)));
   // Text answers (the apps' scripts, JSON) are compressed for phones on slow networks; PDFs and images already are.
   // A JSON answer that fits in TCP's first flight (an initial window of 10 segments, about 14 KB) arrives no sooner
@@ -240,6 +252,21 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
     .addBasicAuth()
     .build();
   SwaggerModule.setup('api-docs', app, () => SwaggerModule.createDocument(app, openapi));
+
+  // The apps' pages are answered before Express (page-answers.ts); every other request goes to Express as before.
+  const express = app.getHttpAdapter().getInstance() as { get(setting: string): unknown };
+  const answerPage = pageAnswers({
+    pages: app.get(WebPages),
+    metrics: app.get(MetricsService),
+    log: httpLog,
+    securityHeaders: security.apply,
+    secure: isSecure(express.get('trust proxy fn') as (address: string | undefined, hop: number) => boolean),
+  });
+  const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (handlers.length !== 1) throw new Error(`expected Express as the one request handler, found ${handlers.length}`);
+  const [toExpress] = handlers;
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => answerPage(req, res, () => toExpress(req, res)));
 
   return { app, logger };
 }

@@ -26,6 +26,7 @@ import { StorageModule } from './modules/storage/storage.module';
 import { VerificationModule } from './modules/verification/verification.module';
 import { WatchdogModule } from './modules/watchdog/watchdog.module';
 import { WebController } from './modules/web/web.controller';
+import { WebPages } from './modules/web/web-pages';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 export interface AppOverrides {
@@ -80,6 +81,7 @@ export class AppModule {
       ],
       // WebController last: its routes are exact paths, but keep the API's first in the route table.
       controllers: [HealthController, WebController],
+      providers: [WebPages],
     };
   }
 }

@@ -120,6 +120,35 @@ describe('one origin: pages, logos, health, documentation, errors', () => {
     }
   });
 
+  it("answers the apps' pages before Express (same bytes, headers, ETag and 304), and everything else through it", async () => {
+    const express = t.app.getHttpAdapter().getInstance() as { handle: (...args: unknown[]) => unknown };
+    const handle = jest.spyOn(express, 'handle');
+    try {
+      const page = await t.http.get('/esign/acme/1001/1?token=abc').expect(200);
+      expect(page.text).toContain('signer-app');
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.headers['cache-control']).toBe('no-cache');
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      expect(page.headers['content-security-policy']).toContain("form-action 'self'");
+      expect(page.headers['x-request-id']).toMatch(/^[\w-]+$/);
+      expect(page.headers.etag).toMatch(/^W\/"[0-9a-f]+-[\w+/]{27}"$/);
+      const again = await t.http.get('/Sign-In/').set('If-None-Match', page.headers.etag).expect(200);
+      expect(again.text).toContain('console-app');
+      const cached = await t.http.get('/esign/acme/1001/1').set('If-None-Match', page.headers.etag).expect(304);
+      expect(cached.text).toBeFalsy();
+      const head = await t.http.head('/dashboard').expect(200);
+      expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+      expect(handle).not.toHaveBeenCalled();
+      // What is not a page's GET or HEAD still goes through Express: an unknown page, another method, the API.
+      await t.http.get('/esign/acme/1').expect(302).expect('Location', '/not-found');
+      await t.http.post('/sign-in').expect(404);
+      await t.http.get('/health').expect(200);
+      expect(handle).toHaveBeenCalledTimes(3);
+    } finally {
+      handle.mockRestore();
+    }
+  });
+
   it('compresses text answers for clients that accept it, never PDFs', async () => {
     const docs = await t.http.get('/api-docs-json').set('Accept-Encoding', 'gzip').expect(200);
     expect(docs.headers['content-encoding']).toBe('gzip');

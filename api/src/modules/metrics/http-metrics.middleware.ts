@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { UNMATCHED_ROUTE, type MetricsService } from './metrics.service';
 
 /**
@@ -8,13 +9,23 @@ import { UNMATCHED_ROUTE, type MetricsService } from './metrics.service';
  */
 export function httpMetrics(metrics: MetricsService) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const start = process.hrtime.bigint();
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      metrics.observeHttp(req.method, routeOf(req), res.statusCode, seconds);
-    });
+    timeRequest(metrics, req.method, res, () => routeOf(req));
     next();
   };
+}
+
+/** Times one answer from now until it is finished, under the route `route()` names then. */
+export function timeRequest(
+  metrics: MetricsService,
+  method: string,
+  res: Pick<ServerResponse, 'on' | 'statusCode'>,
+  route: () => string,
+): void {
+  const start = process.hrtime.bigint();
+  res.on('finish', () => {
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    metrics.observeHttp(method, route(), res.statusCode, seconds);
+  });
 }
 
 function routeOf(req: Request): string {
