@@ -53,7 +53,7 @@ export class RecipientsService {
 
   /** GET /v1/reference/{orgId}/{refId}/{orderNo}: the signing request (spec section 3). */
   async reference(ctx: SignerContext): Promise<ReferenceResponse> {
-    const { req, me, org } = await this.rows.read(ctx);
+    const { req, me, org } = await this.rows.own(ctx);
     const live = req.status === 'in-progress';
     // Verified means verified in this browser (a live signer session), not once by anyone holding the link.
     const otpPending = req.otpRequired && !ctx.session;
@@ -113,7 +113,8 @@ export class RecipientsService {
 
   /** GET /v1/request/{orgId}/{requestId}: the party's status, polled every second by the signing page. */
   async status(ctx: SignerContext): Promise<SigningStatusResponse> {
-    const { req, me } = await this.rows.read(ctx);
+    // The guard has just read the party and its request for this call: nothing else is needed.
+    const { request: req, party: me } = ctx;
     return {
       code: 200,
       status: me.status,

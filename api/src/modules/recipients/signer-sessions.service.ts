@@ -8,6 +8,7 @@ import { hashKey } from '../auth/secrets';
 import type { PartyEntity } from '../requests/party.entity';
 import type { RequestEntity } from '../requests/request.entity';
 import { isEnded } from '../requests/rules';
+import { RowReader } from '../../database/row-reader';
 import { SignerSessionEntity } from './signer-session.entity';
 
 /** A live signer session, as the guard hands it to the recipient calls. */
@@ -33,10 +34,15 @@ export const signingOver = (request: Pick<RequestEntity, 'status'>, party: Party
  */
 @Injectable()
 export class SignerSessions {
+  /** The session of a token hash: every recipient call that sends one looks it up (SQL built once). */
+  private readonly byTokenHash: RowReader<SignerSessionEntity>;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.byTokenHash = new RowReader(db, SignerSessionEntity, ['tokenHash']);
+  }
 
   /** Opens a session for the party whose OTP `otpId` was just verified (in the verification's transaction). */
   async open(manager: EntityManager, party: PartyEntity, otpId: string): Promise<{ token: string; expiresIn: number }> {
@@ -67,7 +73,7 @@ export class SignerSessions {
     request: Pick<RequestEntity, 'status'>,
   ): Promise<SignerSession | null> {
     if (!token || !TOKEN.test(token)) return null;
-    const row = await this.db.manager.findOneBy(SignerSessionEntity, { tokenHash: hashKey(token) });
+    const row = await this.byTokenHash.one([hashKey(token)]);
     if (!row || row.partyId !== party.id || row.endedAt) return null;
     const now = this.clock.now().getTime();
     if (row.expiresAt.getTime() <= now) return null;
