@@ -1,9 +1,14 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Queue, Worker, type Job } from 'bullmq';
+import type * as BullMQ from 'bullmq';
+import type { Job, Queue, Worker } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { RedisService } from '../redis/redis.service';
 import type { JobEntity } from './job.entity';
 import { DEFAULT_LANE, JobsRunner } from './jobs.runner';
+
+/** BullMQ, loaded at first use: only scale-out (REDIS_URL) needs it, and the embedded default is spared ~20 MB. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const bullmq = (): typeof BullMQ => require('bullmq') as typeof BullMQ;
 
 /** The BullMQ queue every node hands due jobs to, and the worker takes them from. */
 export const JOBS_QUEUE = 'esign-jobs';
@@ -83,7 +88,7 @@ export class BullJobs implements OnModuleInit, BeforeApplicationShutdown {
 
   onModuleInit(): void {
     if (!this.redis.enabled) return;
-    this.queue = new Queue(JOBS_QUEUE, { connection: this.redis.connect('queue') });
+    this.queue = new (bullmq().Queue)(JOBS_QUEUE, { connection: this.redis.connect('queue') });
     this.queue.on('error', (err: Error) => this.log.error(`BullMQ queue: ${err.message}`));
     this.runner.useDispatcher(() => this.dispatchSoon());
   }
@@ -109,7 +114,7 @@ export class BullJobs implements OnModuleInit, BeforeApplicationShutdown {
   private queueOf(lane: string): Queue {
     let queue = this.laneQueues.get(lane);
     if (!queue) {
-      queue = new Queue(laneQueue(lane), { connection: this.redis.connect(`queue-${lane}`) });
+      queue = new (bullmq().Queue)(laneQueue(lane), { connection: this.redis.connect(`queue-${lane}`) });
       queue.on('error', (err: Error) => this.log.error(`BullMQ queue ${lane}: ${err.message}`));
       this.laneQueues.set(lane, queue);
     }
@@ -143,7 +148,7 @@ export class BullJobs implements OnModuleInit, BeforeApplicationShutdown {
       { name: SWEEP_JOB, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
     );
     for (const lane of this.runner.lanes) {
-      const worker = new Worker(laneQueue(lane), (job: Job) => this.process(job), {
+      const worker = new (bullmq().Worker)(laneQueue(lane), (job: Job) => this.process(job), {
         connection: this.redis.connect(lane === DEFAULT_LANE ? 'worker' : `worker-${lane}`, true),
         // The default lane also runs the sweep.
         concurrency: WORKER_CONCURRENCY + (lane === DEFAULT_LANE ? 1 : 0),

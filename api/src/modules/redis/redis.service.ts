@@ -1,6 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis, type RedisOptions } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+
+/** ioredis, loaded at first connection: only scale-out (REDIS_URL) connects, and the embedded default is spared it. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ioredis = (): typeof IORedis => require('ioredis') as typeof IORedis;
 
 /** Every key and channel this product writes in Redis starts with this (BullMQ's own keys start with `bull:`). */
 export const REDIS_PREFIX = 'esign:';
@@ -39,7 +44,7 @@ export class RedisService implements OnApplicationShutdown {
       enableReadyCheck: true,
       retryStrategy: (times) => Math.min(times * 200, 2000),
     };
-    const connection = new Redis(this.config.redis.url, options);
+    const connection = new (ioredis().Redis)(this.config.redis.url, options);
     let warned = false;
     connection.on('error', (err: Error) => {
       if (!warned) this.log.error(`Redis connection '${name}': ${err.message}`);

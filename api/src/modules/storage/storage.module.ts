@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { DocumentStorage } from './document-storage';
 import { LocalDocumentStorage } from './local-document-storage';
-import { S3DocumentStorage } from './s3-document-storage';
+import type * as S3Module from './s3-document-storage';
 
 /** The one place that picks the storage adapter: an S3-compatible bucket when S3_BUCKET is set, else $DATA_DIR/files. */
 @Global()
@@ -16,6 +16,9 @@ import { S3DocumentStorage } from './s3-document-storage';
         const log = new Logger('Storage');
         if (config.storage.kind === 's3') {
           const { endpoint, bucket, region, credentials, forcePathStyle } = config.storage;
+          // Loaded only here: the AWS SDK holds about 20 MB that the embedded default never uses (issue 23, memory).
+          // eslint-disable-next-line @typescript-eslint/no-require-imports
+          const { S3DocumentStorage } = require('./s3-document-storage') as typeof S3Module;
           const storage = new S3DocumentStorage({ endpoint, bucket, region, credentials, forcePathStyle });
           log.log(`documents in the S3 ${storage.describe()}`);
           return storage;
