@@ -105,10 +105,19 @@ async function main() {
         const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
         return match ? Number(match[1]) / 1024 : 0;
       };
-      const sampler = setInterval(() => (peakRssMb = Math.max(peakRssMb, rssOf())), 50);
+      // The peak of each case too, so the report says which load drives it.
+      let casePeakMb = 0;
+      const sampler = setInterval(() => {
+        const now = rssOf();
+        peakRssMb = Math.max(peakRssMb, now);
+        casePeakMb = Math.max(casePeakMb, now);
+      }, 50);
       try {
-        for (const [id, name, pathname, headers] of cases)
-          results.push({ id, name, ...(await load(base, pathname, headers)) });
+        for (const [id, name, pathname, headers] of cases) {
+          casePeakMb = rssOf();
+          const result = await load(base, pathname, headers);
+          results.push({ id, name, ...result, peakRssMb: Math.max(casePeakMb, rssOf()) });
+        }
       } finally {
         clearInterval(sampler);
         peakRssMb = Math.max(peakRssMb, rssOf());
@@ -137,7 +146,8 @@ async function main() {
         target: targetText(target),
         ok: pass,
         note:
-          `${r.total} requests, p50 ${r.p50.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms` +
+          `${r.total} requests, p50 ${r.p50.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
+          `server's peak RSS ${r.peakRssMb.toFixed(0)} MB` +
           (r.bad ? `, ${r.bad} not 2xx or failed` : ''),
       });
       console.log(
