@@ -1,7 +1,8 @@
 import { ErrorStatus, RequestMessages } from '@esign/contract';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as documentStorage from '../src/modules/storage/document-storage';
 import { readFixture } from './support/fixtures';
 import { uploadOk } from './support/requests';
 import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
@@ -130,6 +131,48 @@ describe('document links answer HTTP Range requests', () => {
       await t.http.get(path(link)).set('Range', `bytes=${pdf.length}-`).expect(403);
     } finally {
       t.clock.advance(-13 * 3600);
+    }
+  });
+
+  it('reads and checks the whole file for its first range only, and again once the file changed on disk', async () => {
+    const sha = createHash('sha256').update(pdf).digest('hex');
+    const file = join(t.config.dataDir, 'files', sha.slice(0, 2), sha.slice(2, 4), sha);
+    // Every whole read of a stored document is checked through verifiedStream: counting its calls counts them.
+    const wholeReads = jest.spyOn(documentStorage, 'verifiedStream');
+    try {
+      await get(path(link), 'bytes=0-99').expect(206);
+      wholeReads.mockClear();
+      for (const range of ['bytes=100-1123', `bytes=${pdf.length - 300}-`, 'bytes=-512']) {
+        const res = await get(path(link), range).expect(206);
+        expect((res.body as Buffer).length).toBe(Number(res.headers['content-length']));
+      }
+      const again = await get(path(link), 'bytes=100-1123').expect(206);
+      expect(Buffer.compare(again.body as Buffer, pdf.subarray(100, 1124))).toBe(0);
+      expect(wholeReads).not.toHaveBeenCalled();
+
+      // Changed on disk (same length, even the same modification time): checked whole again, and refused.
+      const before = statSync(file);
+      const tampered = Buffer.from(pdf);
+      tampered[tampered.length - 10] ^= 0xff;
+      writeFileSync(file, tampered);
+      utimesSync(file, before.atime, before.mtime);
+      try {
+        const outcome = await get(path(link), 'bytes=0-99').then(
+          (res) => ({ status: res.status }),
+          () => ({ status: 'cut off' }),
+        );
+        expect(['cut off', 500]).toContain(outcome.status);
+        expect(wholeReads).toHaveBeenCalledTimes(1);
+      } finally {
+        writeFileSync(file, pdf);
+      }
+      // Put back: checked whole once, then its ranges are read alone again.
+      wholeReads.mockClear();
+      await get(path(link), 'bytes=0-99').expect(206);
+      await get(path(link), 'bytes=100-199').expect(206);
+      expect(wholeReads).toHaveBeenCalledTimes(1);
+    } finally {
+      wholeReads.mockRestore();
     }
   });
 

@@ -7,7 +7,6 @@ import { AppError } from '../../common/app-error';
 import { errorBody } from '../../common/error.filter';
 import { byteRange } from '../../common/http/byte-range';
 import { Public } from '../../common/auth/auth-context';
-import { rangeOf } from '../storage/document-storage';
 import { LinksService, type DocumentKind } from '../secrets/links.service';
 import { TemplatesService } from '../templates/templates.service';
 import { RequestRepository } from './request-repository';
@@ -57,8 +56,12 @@ export class DocumentsController {
       const refId = refIdOf(id);
       if (refId === null) throw new AppError('NOT_FOUND', 'Document not found.');
       await this.links.verifyDocumentLink(orgId, refId, kind as DocumentKind, exp, sig);
-      // Streamed from the store: a large PDF is never held whole in memory. The stream checks the SHA-256 as it goes.
-      doc = await this.requests.documentStream(orgId, refId, kind as 'original' | 'signed');
+      // Streamed from the store: a large PDF is never held whole in memory. The stream checks the SHA-256 as it goes,
+      // or carries only the range's bytes of a file checked whole since it last changed (VerifiedKeys).
+      doc = await this.requests.documentStream(orgId, refId, kind as 'original' | 'signed', (size) => {
+        const wanted = byteRange(rangeHeader, size);
+        return typeof wanted === 'object' ? wanted : null;
+      });
     }
     const name = kind === 'signed' ? doc.filename.replace(/\.pdf$/i, '-signed.pdf') : doc.filename;
     res.setHeader('Cache-Control', 'private, no-store');
@@ -85,7 +88,7 @@ export class DocumentsController {
       const length = range.end - range.start + 1;
       file =
         'stream' in doc
-          ? new StreamableFile(rangeOf(doc.stream, range.start, range.end), { length })
+          ? new StreamableFile(doc.stream, { length })
           : new StreamableFile(doc.bytes.subarray(range.start, range.end + 1));
     }
     file.setErrorHandler((err, response) => this.streamFailed(err, response as Response));
