@@ -9,11 +9,12 @@ const ASSETS = '/signer-assets/pdfjs/';
 let library: Promise<{ lib: typeof PdfJs; worker: PDFWorker }> | null = null;
 
 /**
- * pdf.js and its worker, loaded only when a document is shown (their own chunks), side by side: the worker thread is
- * started at once and downloads and compiles its script while the main library loads, instead of after it. One worker
- * serves every document of the page.
+ * pdf.js and its worker, loaded only for a page that shows a document (their own chunks), side by side: the worker
+ * thread is started at once and downloads and compiles its script while the main library loads, instead of after it.
+ * One worker serves every document of the page. A signing link starts them as the app starts (preloadPdfjs), beside
+ * the request's first call, instead of once its answer has come.
  */
-function pdfjs(): Promise<{ lib: typeof PdfJs; worker: PDFWorker }> {
+export function pdfjs(): Promise<{ lib: typeof PdfJs; worker: PDFWorker }> {
   if (!library) {
     const port = new Worker(workerUrl, { type: 'module' });
     library = import('pdfjs-dist').then((lib) => {
