@@ -40,8 +40,13 @@ async function measure(browser, url) {
   page.on('requestfailed', (r) => problems.push(`${r.url()} ${r.failure()?.errorText}`));
   const scripts = [];
   let pdfjsAt = null;
+  const started = Date.now();
+  /** The document's requests before the first page was drawn: when each started, and the range it asked for. */
+  const documentRequests = [];
   page.on('request', (request) => {
     const u = request.url();
+    if (/\/docs\/files\/|\/v1\/document\//.test(u))
+      documentRequests.push(`${Date.now() - started}:${request.headers().range?.replace('bytes=', '') ?? 'whole'}`);
     if (pdfjsAt === null && request.resourceType() === 'script' && /\/(pdf|Viewer)[^/]*\.(m?js)/.test(u))
       pdfjsAt = Date.now();
   });
@@ -87,7 +92,7 @@ async function measure(browser, url) {
   );
   const jsKb = before.reduce((sum, s) => sum + s.gzip, 0) / 1024;
   await context.close();
-  return { firstPageMs, jsKb, files: before.length, marks };
+  return { firstPageMs, jsKb, files: before.length, marks, documentRequests };
 }
 
 async function main() {
@@ -144,6 +149,10 @@ async function main() {
     };
     console.log(
       `  on the way (median ms after navigation): ${steps.map((name) => `${name} ${medianOf(name)}`).join(', ')}`,
+    );
+    const last = runs[runs.length - 1];
+    console.log(
+      `  the document's requests in the last run (ms after navigation:range): ${last.documentRequests.join(', ')}`,
     );
     process.exitCode = okJs && okTime ? 0 : 1;
   } finally {
