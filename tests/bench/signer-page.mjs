@@ -87,12 +87,23 @@ async function measure(browser, url) {
         .map((m) => [m.name.slice(6), Math.round(m.startTime)]),
     ),
   );
+  // What the page fetched before the first page was drawn (resource timing): when each started and ended.
+  const resources = await page.evaluate(() =>
+    performance
+      .getEntriesByType('resource')
+      .filter((r) => /\/(signer-assets|v1|docs)\//.test(r.name))
+      .map((r) => {
+        const url = new URL(r.name);
+        const name = url.pathname.split('/').slice(-1)[0].replace(/-[\w-]{8}\.(m?js)$/, '.$1');
+        return `${name} ${Math.round(r.startTime)}-${Math.round(r.responseEnd)}`;
+      }),
+  );
   const before = scripts.filter(
     (s) => !/\/(pdf|Viewer)[^/]*\.(m?js)/.test(s.url) && (pdfjsAt === null || s.at <= pdfjsAt + 50),
   );
   const jsKb = before.reduce((sum, s) => sum + s.gzip, 0) / 1024;
   await context.close();
-  return { firstPageMs, jsKb, files: before.length, marks, documentRequests };
+  return { firstPageMs, jsKb, files: before.length, marks, documentRequests, resources };
 }
 
 async function main() {
@@ -154,6 +165,7 @@ async function main() {
     console.log(
       `  the document's requests in the last run (ms after navigation:range): ${last.documentRequests.join(', ')}`,
     );
+    console.log(`  what the last run fetched (ms after navigation, start-end): ${last.resources.join(', ')}`);
     process.exitCode = okJs && okTime ? 0 : 1;
   } finally {
     await browser.close();
