@@ -94,7 +94,10 @@ async function measure(browser, url) {
       .filter((r) => /\/(signer-assets|v1|docs)\//.test(r.name))
       .map((r) => {
         const url = new URL(r.name);
-        const name = url.pathname.split('/').slice(-1)[0].replace(/-[\w-]{8}\.(m?js)$/, '.$1');
+        const name = url.pathname
+          .split('/')
+          .slice(-1)[0]
+          .replace(/-[\w-]{8}\.(m?js)$/, '.$1');
         return `${name} ${Math.round(r.startTime)}-${Math.round(r.responseEnd)}`;
       }),
   );
