@@ -4,6 +4,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 import { pdfjsAssets } from '../admin/pdfjs-assets';
 import { precompress } from '../admin/precompress';
+import { modulePreload } from './module-preload';
 import { sizeBudget } from './size-budget';
 
 /** Vite's default inlining of small assets (4 KB), never for WebAssembly. */
@@ -25,6 +26,9 @@ export default defineConfig({
     react(),
     pdfjsAssets('/signer-assets/pdfjs/'),
     sizeBudget(FIRST_PAGE_BUDGET_KB, /src\/pages\/Esign\.tsx$/, FACE_MODULES),
+    // pdf.js is fetched and compiled beside the app's own JavaScript (issue 23); it is still not part of what the size
+    // budget counts, since nothing runs it before the document is opened.
+    modulePreload(/node_modules\/pdfjs-dist\/build\/pdf\.mjs$/),
     precompress(),
   ],
   resolve: {

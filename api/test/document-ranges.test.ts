@@ -1,10 +1,12 @@
-import { ErrorStatus, RequestMessages } from '@esign/contract';
+import { ErrorStatus, RecipientMessages, RequestMessages } from '@esign/contract';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as documentStorage from '../src/modules/storage/document-storage';
 import { readFixture } from './support/fixtures';
-import { uploadOk } from './support/requests';
-import { createOrgWithUser, signIn, startTestApp, type TestApp } from './support/test-app';
+import { SIGNERS, uploadOk } from './support/requests';
+import { sendForSigning } from './support/signing';
+import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
 /**
  * Issue 23: document links answer HTTP Range requests, so the signer app's pdf.js draws the first page from the bytes
@@ -133,6 +135,48 @@ describe('document links answer HTTP Range requests', () => {
     }
   });
 
+  it('reads and checks the whole file for its first range only, and again once the file changed on disk', async () => {
+    const sha = createHash('sha256').update(pdf).digest('hex');
+    const file = join(t.config.dataDir, 'files', sha.slice(0, 2), sha.slice(2, 4), sha);
+    // Every whole read of a stored document is checked through verifiedStream: counting its calls counts them.
+    const wholeReads = jest.spyOn(documentStorage, 'verifiedStream');
+    try {
+      await get(path(link), 'bytes=0-99').expect(206);
+      wholeReads.mockClear();
+      for (const range of ['bytes=100-1123', `bytes=${pdf.length - 300}-`, 'bytes=-512']) {
+        const res = await get(path(link), range).expect(206);
+        expect((res.body as Buffer).length).toBe(Number(res.headers['content-length']));
+      }
+      const again = await get(path(link), 'bytes=100-1123').expect(206);
+      expect(Buffer.compare(again.body as Buffer, pdf.subarray(100, 1124))).toBe(0);
+      expect(wholeReads).not.toHaveBeenCalled();
+
+      // Changed on disk (same length, even the same modification time): checked whole again, and refused.
+      const before = statSync(file);
+      const tampered = Buffer.from(pdf);
+      tampered[tampered.length - 10] ^= 0xff;
+      writeFileSync(file, tampered);
+      utimesSync(file, before.atime, before.mtime);
+      try {
+        const outcome = await get(path(link), 'bytes=0-99').then(
+          (res) => ({ status: res.status }),
+          () => ({ status: 'cut off' }),
+        );
+        expect(['cut off', 500]).toContain(outcome.status);
+        expect(wholeReads).toHaveBeenCalledTimes(1);
+      } finally {
+        writeFileSync(file, pdf);
+      }
+      // Put back: checked whole once, then its ranges are read alone again.
+      wholeReads.mockClear();
+      await get(path(link), 'bytes=0-99').expect(206);
+      await get(path(link), 'bytes=100-199').expect(206);
+      expect(wholeReads).toHaveBeenCalledTimes(1);
+    } finally {
+      wholeReads.mockRestore();
+    }
+  });
+
   it('never answers a range of a document whose file no longer matches its hash as if it were complete', async () => {
     const sha = createHash('sha256').update(pdf).digest('hex');
     const file = join(t.config.dataDir, 'files', sha.slice(0, 2), sha.slice(2, 4), sha);
@@ -149,5 +193,113 @@ describe('document links answer HTTP Range requests', () => {
     } finally {
       writeFileSync(file, pdf);
     }
+  });
+});
+
+/**
+ * Issue 23: GET /v1/document/{orgId}/{refId}/{orderNo} answers the document the reference's uploadUrl shows, by the
+ * link token, so the signing page opens it beside the reference call. Its permission is uploadUrl's, no more.
+ */
+describe("the signer's own document call answers ranges with uploadUrl's permission", () => {
+  let t: TestApp;
+  let key: string;
+  let pdf: Buffer;
+
+  const get = (path: string, headers: Record<string, string>, range?: string) => {
+    let req = t.http.get(path).set(headers);
+    if (range !== undefined) req = req.set('Range', range);
+    return req.buffer(true).parse((res, cb) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+  };
+  const json = (res: { body: unknown }) => JSON.parse((res.body as Buffer).toString('utf8')) as Record<string, unknown>;
+
+  beforeAll(async () => {
+    t = await startTestApp({ JOBS_RUNNER: 'off' });
+    await createOrgWithUser(t, 'acme', 'alice', 'alice-password');
+    key = await orgApiKey(t, 'acme');
+    pdf = readFixture('pdfs', 'normal.pdf');
+  });
+  afterAll(() => t.close());
+
+  it('answers the very document of uploadUrl, whole and by ranges, to the link token', async () => {
+    const { refId, tokens } = await sendForSigning(
+      t,
+      key,
+      'acme',
+      { recipients: [SIGNERS[0], SIGNERS[1]], otpRequired: false },
+      [
+        { order: 1, pageNo: [1] },
+        { order: 2, pageNo: [1] },
+      ],
+    );
+    const h = { 'x-sign-token': tokens[1] };
+    const path = `/v1/document/acme/${refId}/1`;
+    const whole = await get(path, h).expect(200);
+    expect(Buffer.compare(whole.body as Buffer, pdf)).toBe(0);
+    expect(whole.headers['accept-ranges']).toBe('bytes');
+    expect(whole.headers['content-type']).toBe('application/pdf');
+    expect(whole.headers['cache-control']).toBe('private, no-store');
+    // No cross-origin reader: the token is a header only the signing page sends.
+    expect(whole.headers['access-control-allow-origin']).toBeUndefined();
+    const ref = await t.http.get(`/v1/reference/acme/${refId}/1`).set(h).expect(200);
+    const link = new URL(ref.body.request.uploadUrl as string);
+    const shown = await get(link.pathname + link.search, {}).expect(200);
+    expect(Buffer.compare(shown.body as Buffer, whole.body as Buffer)).toBe(0);
+
+    for (const [range, start, end] of [
+      ['bytes=0-99', 0, 99],
+      [`bytes=${pdf.length - 300}-`, pdf.length - 300, pdf.length - 1],
+      ['bytes=-512', pdf.length - 512, pdf.length - 1],
+    ] as const) {
+      const res = await get(path, h, range).expect(206);
+      expect(res.headers['content-range']).toBe(`bytes ${start}-${end}/${pdf.length}`);
+      expect(Buffer.compare(res.body as Buffer, pdf.subarray(start, end + 1))).toBe(0);
+    }
+    const beyond = await get(path, h, `bytes=${pdf.length}-`).expect(416);
+    expect(beyond.headers['content-range']).toBe(`bytes */${pdf.length}`);
+  });
+
+  it("refuses without the token, with another party's token, before the OTP and once the request is closed", async () => {
+    const { refId, tokens } = await sendForSigning(
+      t,
+      key,
+      'acme',
+      { recipients: [SIGNERS[0], SIGNERS[1]], otpRequired: false },
+      [
+        { order: 1, pageNo: [1] },
+        { order: 2, pageNo: [1] },
+      ],
+    );
+    const path = `/v1/document/acme/${refId}/1`;
+    const none = await get(path, {}, 'bytes=0-99').expect(401);
+    expect(none.headers['content-range']).toBeUndefined();
+    expect(json(none)).toMatchObject({ error: 'INVALID_LINK' });
+    const other = await get(path, { 'x-sign-token': tokens[2] }, 'bytes=0-99');
+    expect(other.status).toBeGreaterThanOrEqual(400);
+    expect(other.status).toBeLessThan(500);
+    expect(other.headers['content-range']).toBeUndefined();
+
+    // Closed: rejected by its first signer, the document is no longer shown to anyone by this call.
+    await t.http
+      .post(`/v1/esign/reject/acme/${refId}/1`)
+      .set({ 'x-sign-token': tokens[1] })
+      .send({ remark: 'Not mine' })
+      .expect(200);
+    const closed = await get(path, { 'x-sign-token': tokens[1] }, 'bytes=0-99');
+    expect(closed.status).toBe(400);
+    expect(json(closed)).toMatchObject({ message: RecipientMessages.requestRejected });
+
+    // An OTP request: nothing before this browser has verified the OTP (no signer session), as uploadUrl.
+    const otp = await sendForSigning(t, key, 'acme', { recipients: [SIGNERS[0]], otpRequired: true }, [
+      { order: 1, pageNo: [1] },
+    ]);
+    const pending = await get(`/v1/document/acme/${otp.refId}/1`, { 'x-sign-token': otp.tokens[1] }, 'bytes=0-99');
+    expect(pending.status).toBe(401);
+    expect(json(pending)).toMatchObject({ error: 'OTP_REQUIRED', message: RecipientMessages.otpSessionRequired });
+    const ref = await t.http.get(`/v1/reference/acme/${otp.refId}/1`).set({ 'x-sign-token': otp.tokens[1] });
+    expect(ref.body.request.uploadUrl).toBeNull();
   });
 });

@@ -97,16 +97,30 @@ export const prefetch = (path: string): void => {
 export const referencePath = (orgId: string, refId: string, order: string): string =>
   `/v1/reference/${[orgId, refId, order].map(encodeURIComponent).join('/')}`;
 
+/**
+ * The signer's document (GET /v1/document/{orgId}/{refId}/{order}): what the reference's uploadUrl shows, asked for
+ * with the link token (signerHeaders), so the viewer can open it before the reference call has answered (issue 23).
+ */
+export const documentPath = (orgId: string, refId: string, order: string): string =>
+  `/v1/document/${[orgId, refId, order].map(encodeURIComponent).join('/')}`;
+
+/** The headers that carry this tab's link token and signer session. */
+export const signerHeaders = (): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  const token = signToken();
+  if (token) headers[ApiHeaders.signToken] = token;
+  const session = signerSession();
+  if (session) headers[ApiHeaders.signerSession] = session;
+  return headers;
+};
+
 const call = async <T>(
   path: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string> },
 ): Promise<T> => {
   const headers = new Headers(init.headers);
   headers.set('Accept', 'application/json');
-  const token = signToken();
-  if (token) headers.set(ApiHeaders.signToken, token);
-  const session = signerSession();
-  if (session) headers.set(ApiHeaders.signerSession, session);
+  for (const [name, value] of Object.entries(signerHeaders())) headers.set(name, value);
   let body: BodyInit | undefined;
   if (init.body instanceof FormData) body = init.body;
   else if (init.body !== undefined) {

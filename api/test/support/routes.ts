@@ -4,6 +4,7 @@
  */
 export const SIGNER_LINK_ROUTES = [
   'GET /v1/reference/:orgId/:refId/:orderNo',
+  'GET /v1/document/:orgId/:refId/:orderNo',
   'GET /v1/sendotp/:orgId/:refId/:order',
   'POST /v1/verifyotp/:userId',
   'POST /v1/signer_details/:orgId/:refId/:orderNo',

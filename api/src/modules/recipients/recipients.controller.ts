@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, Delete, Get, Headers, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   dscTokenSchema,
@@ -19,9 +19,10 @@ import {
   type SignatureFields,
   type SignerDetails,
 } from '@esign/contract';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { uploadedFile } from '../../common/uploaded-file';
 import { InputBody, InputParam, InputQuery } from '../../common/validation/input';
+import { answerDocument, wantedRange } from '../requests/document-answer';
 import { LivenessService } from './liveness.service';
 import { SignerOtpService } from './signer-otp.service';
 import { RecipientSigning } from './recipient-signing.service';
@@ -39,6 +40,8 @@ const ipOf = (req: Request): string | null => req.ip ?? req.socket.remoteAddress
 @ApiTags('v1 recipient')
 @Controller('v1')
 export class RecipientsController {
+  private readonly log = new Logger('Recipients');
+
   constructor(
     private readonly recipients: RecipientsService,
     private readonly checks: SignerChecks,
@@ -53,6 +56,23 @@ export class RecipientsController {
   @Get('reference/:orgId/:refId/:orderNo')
   reference(@Signer() signer: SignerContext) {
     return this.recipients.reference(signer);
+  }
+
+  @SignerRoute({ session: true })
+  @ApiOperation({
+    summary: "The document the reference's uploadUrl shows, by the link token (the signing page's viewer).",
+    description:
+      'The same permission as uploadUrl (a live request, a signer, the OTP verified in this browser where it is ' +
+      'asked for). Answers HTTP Range requests like the document links: 206 with Content-Range, 416 beyond the end.',
+  })
+  @Get('document/:orgId/:refId/:orderNo')
+  async document(
+    @Signer() signer: SignerContext,
+    @Headers('range') rangeHeader: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const doc = await this.recipients.document(signer, wantedRange(rangeHeader));
+    return answerDocument(res, doc, rangeHeader, doc.filename, this.log);
   }
 
   @SignerRoute({ session: true })

@@ -12,10 +12,15 @@ import {
   type SigningStatusResponse,
   type SigningMethodCode,
 } from '@esign/contract';
+import type { Readable } from 'node:stream';
+import { AppError } from '../../common/app-error';
 import { Clock } from '../../common/clock';
+import type { ByteRange } from '../../common/http/byte-range';
 import { AuditService } from '../audit/audit.service';
 import { filledFields } from '../requests/fields';
 import { PartyEntity } from '../requests/party.entity';
+import { RequestRepository } from '../requests/request-repository';
+import type { RequestEntity } from '../requests/request.entity';
 import { RequestEvents } from '../requests/request-events';
 import { LinksService } from '../secrets/links.service';
 import {
@@ -31,6 +36,15 @@ import type { SignerContext } from './signer-link.guard';
 import { SignerSessions } from './signer-sessions.service';
 import { SignerOtpService } from './signer-otp.service';
 import { SignerRows, flag, refused } from './signer-rows';
+
+/**
+ * The document a party may see now, or null: once the party has proved who they are (verified in this browser where
+ * the request asks for OTP), never on a closed request, never for an observer. The signed one once there is one.
+ */
+export function shownDocument(req: RequestEntity, me: PartyEntity, ctx: SignerContext): 'original' | 'signed' | null {
+  if (req.status !== 'in-progress' || me.observer || (req.otpRequired && !ctx.session)) return null;
+  return req.signedFileKey ? 'signed' : 'original';
+}
 
 /**
  * The recipient side of the /v1 contract (spec sections 4 and 7) that is the link holder's own: what a party sees, the
@@ -49,6 +63,7 @@ export class RecipientsService {
     private readonly events: RequestEvents,
     private readonly sessions: SignerSessions,
     private readonly otp: SignerOtpService,
+    private readonly requests: RequestRepository,
   ) {}
 
   /** GET /v1/reference/{orgId}/{refId}/{orderNo}: the signing request (spec section 3). */
@@ -57,14 +72,13 @@ export class RecipientsService {
     const live = req.status === 'in-progress';
     // Verified means verified in this browser (a live signer session), not once by anyone holding the link.
     const otpPending = req.otpRequired && !ctx.session;
-    // The document is shown once the party has proved who they are, and never on a closed request.
-    const showDocument = live && !me.observer && !otpPending;
-    const documentKind = req.signedFileKey ? 'signed' : 'original';
+    const documentKind = shownDocument(req, me, ctx);
+    const showDocument = documentKind !== null;
     const request: SigningRequest = {
       name: live ? me.name : '',
       email: live ? me.email : '',
       phoneNumber: live ? me.phoneNumber : '',
-      uploadUrl: showDocument ? await this.links.documentUrl(req.orgId, req.refId, documentKind) : null,
+      uploadUrl: documentKind ? await this.links.documentUrl(req.orgId, req.refId, documentKind) : null,
       status: me.status,
       request_status: req.status,
       otpRequired: req.otpRequired,
@@ -109,6 +123,25 @@ export class RecipientsService {
       language: me.language ?? null,
     };
     return { code: 200, request, total_pages: req.totalPages };
+  }
+
+  /**
+   * GET /v1/document/{orgId}/{refId}/{orderNo} (issue 23): the document the reference's uploadUrl shows, by the link
+   * token itself, so the signing page opens it beside the reference call instead of after its answer. The permission
+   * is uploadUrl's (shownDocument); what is refused says why, as the other calls do.
+   */
+  async document(
+    ctx: SignerContext,
+    want: (size: number) => ByteRange | null,
+  ): Promise<{ stream: Readable; filename: string; size: number; range: ByteRange | null }> {
+    const { req, me } = await this.rows.read(ctx);
+    const kind = shownDocument(req, me, ctx);
+    if (!kind) {
+      if (closedReason(req.status)) throw refused(closedReason(req.status) as string);
+      if (me.observer) throw refused(RecipientMessages.notASigner);
+      throw new AppError('OTP_REQUIRED', RecipientMessages.otpSessionRequired);
+    }
+    return this.requests.documentStream(req.orgId, req.refId, kind, want);
   }
 
   /** GET /v1/request/{orgId}/{requestId}: the party's status, polled every second by the signing page. */

@@ -4,6 +4,7 @@ import { RequestMessages, RetentionMessages, refIdOf } from '@esign/contract';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
+import type { ByteRange } from '../../common/http/byte-range';
 import { RowReader } from '../../database/row-reader';
 import { OrganisationEntity } from '../organisations/organisation.entity';
 import { DocumentStorage } from '../storage/document-storage';
@@ -98,12 +99,13 @@ export class RequestRepository {
     orgId: string,
     refId: number,
     kind: 'original' | 'signed',
-  ): Promise<{ stream: Readable; filename: string; size: number }> {
+    want?: (size: number) => ByteRange | null,
+  ): Promise<{ stream: Readable; filename: string; size: number; range: ByteRange | null }> {
     const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
     const key = req && (kind === 'original' ? req.fileKey : req.signedFileKey);
     if (!req || !key) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     if (req.filesDeletedAt) throw new AppError('NOT_FOUND', RetentionMessages.filesDeleted);
-    const { stream, size } = await this.storage.download(key);
-    return { stream, filename: req.filename, size };
+    const { stream, size, range } = await this.storage.download(key, want);
+    return { stream, filename: req.filename, size, range };
   }
 }

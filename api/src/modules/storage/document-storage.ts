@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pipeline, Transform, type Readable } from 'node:stream';
+import type { ByteRange } from '../../common/http/byte-range';
 
 /**
  * Where documents (and logos, signature images, signed PDFs) live. Content-addressed by SHA-256: the same bytes get
@@ -21,8 +22,16 @@ export abstract class DocumentStorage {
    * match the key destroy the stream with an error at the end (see verifiedStream).
    */
   abstract stream(key: string): Promise<Readable>;
-  /** As stream(), with the document's length in bytes (for Content-Length and HTTP range answers). */
-  abstract download(key: string): Promise<{ stream: Readable; size: number }>;
+  /**
+   * As stream(), with the document's length in bytes (for Content-Length and HTTP range answers). `want` is given the
+   * length and answers the bytes to send (null: all of them); the stream then carries only those (`range`). A range
+   * of a key whose stored bytes were read whole and matched since they last changed reads only its own bytes (see
+   * VerifiedKeys); any other is checked like the whole (see rangeOf).
+   */
+  abstract download(
+    key: string,
+    want?: (size: number) => ByteRange | null,
+  ): Promise<{ stream: Readable; size: number; range: ByteRange | null }>;
   abstract exists(key: string): Promise<boolean>;
   /**
    * Deletes a key's bytes (issue 24: retention and erasure, which first make sure no live row refers to the key);
@@ -42,7 +51,7 @@ export const hashMismatch = (key: string): Error => new Error(`stored document $
  * last chunk is held back until the hash is checked, so a reader of a damaged document never receives all of it: a
  * response with a Content-Length comes up short, and a chunked one is cut off, instead of looking complete.
  */
-export function verifiedStream(key: string, source: Readable): Readable {
+export function verifiedStream(key: string, source: Readable, onVerified?: () => void): Readable {
   const hash = createHash('sha256');
   let held: Buffer | null = null;
   const verifier = new Transform({
@@ -54,6 +63,7 @@ export function verifiedStream(key: string, source: Readable): Readable {
     },
     flush(done) {
       if (hash.digest('hex') !== key) return done(hashMismatch(key));
+      onVerified?.();
       done(null, held ?? undefined);
     },
   });
@@ -63,12 +73,46 @@ export function verifiedStream(key: string, source: Readable): Readable {
   return verifier;
 }
 
+/** How many verified keys a store remembers: the documents being viewed now, a few hundred bytes each. */
+const VERIFIED_KEYS = 1024;
+
+/**
+ * The keys whose stored bytes were last read whole and matched the key, each with what identified the stored object
+ * then (a local file's size, modification time and inode; an object's ETag) and its length (issue 23). pdf.js asks for
+ * a document in a dozen ranges: the first is checked by reading the whole, the others read only their own bytes while
+ * the object is still the one that was checked. An object that changed since (another fingerprint) is checked again.
+ * Per process and bounded (the oldest goes first), so a restart or a busy node only costs one more whole read.
+ */
+export class VerifiedKeys {
+  private readonly entries = new Map<string, { fingerprint: string; size: number }>();
+
+  constructor(private readonly limit = VERIFIED_KEYS) {}
+
+  /** The remembered length of a key checked as `fingerprint` (any fingerprint when none is given), else null. */
+  lookup(key: string, fingerprint?: string): { fingerprint: string; size: number } | null {
+    const entry = this.entries.get(key);
+    if (!entry || (fingerprint !== undefined && entry.fingerprint !== fingerprint)) return null;
+    return entry;
+  }
+
+  remember(key: string, fingerprint: string, size: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { fingerprint, size });
+    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
 /**
  * Only the bytes [start, end] (inclusive) of a verified stream, for an HTTP range answer. The whole document is still
  * read and hashed (a store answers no part of a document it cannot vouch for: the ranges of a content-addressed file
  * are checked like the whole), and the last piece of the range is held back until the source has ended verified, so a
  * range of a damaged document comes up short instead of looking complete. A document's range costs a read of the
- * whole (a few milliseconds for a local file of a few MB; a whole GET from a bucket) but no memory beyond a chunk.
+ * whole (a few milliseconds for a local file of a few MB; a whole GET from a bucket) but no memory beyond a chunk:
+ * the stores do it for the first range of a key only (VerifiedKeys).
  */
 export function rangeOf(source: Readable, start: number, end: number): Readable {
   let offset = 0;

@@ -1,5 +1,6 @@
+import crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -125,5 +126,79 @@ describe('LocalDocumentStorage', () => {
     await expect(storage.stream('0'.repeat(64))).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(storage.stream('../../etc/passwd')).rejects.toBeInstanceOf(AppError);
     await expect(storage.stream('../../etc/passwd')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+  describe('ranges of a key checked whole before (issue 23)', () => {
+    const large = Buffer.from(Array.from({ length: 3 * 1024 * 1024 + 17 }, (_, i) => i % 251));
+    let hashes: jest.SpyInstance;
+    beforeEach(() => {
+      hashes = jest.spyOn(crypto, 'createHash');
+    });
+    afterEach(() => hashes.mockRestore());
+
+    it('reads and hashes the whole file for the first range only; later ranges read only their bytes', async () => {
+      const { key } = await storage.put(large);
+      hashes.mockClear();
+      const first = await storage.download(key, () => ({ start: 10, end: 1009 }));
+      expect(first.range).toEqual({ start: 10, end: 1009 });
+      expect((await readAll(first.stream)).equals(large.subarray(10, 1010))).toBe(true);
+      expect(hashes).toHaveBeenCalledTimes(1); // the whole file was hashed for the first range
+
+      hashes.mockClear();
+      for (const [start, end] of [
+        [0, 99],
+        [2_000_000, 2_262_143],
+        [large.length - 5, large.length - 1],
+      ]) {
+        const part = await storage.download(key, () => ({ start, end }));
+        const bytes = await readAll(part.stream);
+        expect(bytes.equals(large.subarray(start, end + 1))).toBe(true);
+        expect(part.size).toBe(large.length);
+      }
+      expect(hashes).not.toHaveBeenCalled();
+      // The whole document (no range) is always read whole and checked as it goes.
+      expect((await readAll((await storage.download(key)).stream)).equals(large)).toBe(true);
+      expect(hashes).toHaveBeenCalledTimes(1);
+    });
+
+    it('checks a file again once it changed on disk, even with the same length and modification time', async () => {
+      const { key } = await storage.put(large);
+      const path = join(root, key.slice(0, 2), key.slice(2, 4), key);
+      await readAll((await storage.download(key, () => ({ start: 0, end: 99 }))).stream);
+      const before = statSync(path);
+      const tampered = Buffer.from(large);
+      tampered[tampered.length - 1] ^= 0xff;
+      writeFileSync(path, tampered);
+      utimesSync(path, before.atime, before.mtime);
+      hashes.mockClear();
+      const range = await storage.download(key, () => ({ start: 0, end: 99 }));
+      await expect(readAll(range.stream)).rejects.toThrow(`stored document ${key} does not match its hash`);
+      expect(hashes).toHaveBeenCalledTimes(1);
+      // Put back as it was: checked whole once more, then remembered again.
+      writeFileSync(path, large);
+      hashes.mockClear();
+      expect(
+        (await readAll((await storage.download(key, () => ({ start: 5, end: 9 }))).stream)).equals(
+          large.subarray(5, 10),
+        ),
+      ).toBe(true);
+      expect(
+        (await readAll((await storage.download(key, () => ({ start: 5, end: 9 }))).stream)).equals(
+          large.subarray(5, 10),
+        ),
+      ).toBe(true);
+      expect(hashes).toHaveBeenCalledTimes(1);
+    });
+
+    it('never remembers a file that did not match: each range of it is refused', async () => {
+      const original = Buffer.alloc(200 * 1024, 'a');
+      const { key } = await storage.put(original);
+      const tampered = Buffer.from(original);
+      tampered[tampered.length - 1] = 0x62;
+      writeFileSync(join(root, key.slice(0, 2), key.slice(2, 4), key), tampered);
+      for (let i = 0; i < 2; i++) {
+        const range = await storage.download(key, () => ({ start: 0, end: 99 }));
+        await expect(readAll(range.stream)).rejects.toThrow(/does not match its hash/);
+      }
+    });
   });
 });

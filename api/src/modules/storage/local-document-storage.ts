@@ -4,7 +4,8 @@ import { access, link, mkdir, open, readFile, statfs, unlink, writeFile, type Fi
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
-import { DocumentStorage, STORAGE_KEY, verifiedStream } from './document-storage';
+import type { ByteRange } from '../../common/http/byte-range';
+import { DocumentStorage, rangeOf, STORAGE_KEY, VerifiedKeys, verifiedStream } from './document-storage';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -16,6 +17,9 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 const FULL_BELOW_BYTES = 1_048_576;
 
 export class LocalDocumentStorage extends DocumentStorage {
+  /** Keys read whole and matched, by the file's size, modification time and inode then. */
+  private readonly verified = new VerifiedKeys();
+
   constructor(private readonly root: string) {
     super();
   }
@@ -65,7 +69,10 @@ export class LocalDocumentStorage extends DocumentStorage {
     return (await this.download(key)).stream;
   }
 
-  async download(key: string): Promise<{ stream: Readable; size: number }> {
+  async download(
+    key: string,
+    want?: (size: number) => ByteRange | null,
+  ): Promise<{ stream: Readable; size: number; range: ByteRange | null }> {
     if (!STORAGE_KEY.test(key)) throw new AppError('NOT_FOUND', 'No such document.');
     // Opened here, not by the stream, so that an absent file rejects the promise instead of failing a started reply.
     let handle: FileHandle;
@@ -76,13 +83,21 @@ export class LocalDocumentStorage extends DocumentStorage {
       throw err;
     }
     let size: number;
+    let fingerprint: string;
     try {
-      size = (await handle.stat()).size;
+      // The open file's own status: a file replaced or written to since it was checked has another inode or mtime.
+      const stat = await handle.stat({ bigint: true });
+      size = Number(stat.size);
+      fingerprint = `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}`;
     } catch (err) {
       await handle.close();
       throw err;
     }
-    return { stream: verifiedStream(key, handle.createReadStream()), size };
+    const range = want?.(size) ?? null;
+    if (range && this.verified.lookup(key, fingerprint))
+      return { stream: handle.createReadStream({ start: range.start, end: range.end }), size, range };
+    const whole = verifiedStream(key, handle.createReadStream(), () => this.verified.remember(key, fingerprint, size));
+    return { stream: range ? rangeOf(whole, range.start, range.end) : whole, size, range };
   }
 
   async exists(key: string): Promise<boolean> {
@@ -95,6 +110,7 @@ export class LocalDocumentStorage extends DocumentStorage {
 
   async delete(key: string): Promise<boolean> {
     if (!STORAGE_KEY.test(key)) return false;
+    this.verified.forget(key);
     try {
       await unlink(this.pathOf(key));
       return true;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import S3rver from 's3rver';
 import { AppError } from '../../common/app-error';
+import * as documentStorage from './document-storage';
 import { S3DocumentStorage, type S3StorageOptions } from './s3-document-storage';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -141,5 +142,35 @@ describe('S3DocumentStorage (against s3rver)', () => {
     const back = Buffer.concat(chunks);
     expect(back.length).toBe(bytes.length);
     expect(back.equals(bytes)).toBe(true);
+  });
+  it('checks the whole object for its first range only, and again once the object was rewritten (issue 23)', async () => {
+    const bytes = randomBytes(300 * 1024);
+    const { key } = await storage.put(bytes);
+    const wholeReads = jest.spyOn(documentStorage, 'verifiedStream');
+    try {
+      const first = await storage.download(key, () => ({ start: 10, end: 1009 }));
+      expect((await readAll(first.stream)).equals(bytes.subarray(10, 1010))).toBe(true);
+      expect(wholeReads).toHaveBeenCalledTimes(1);
+      wholeReads.mockClear();
+      for (const [start, end] of [
+        [0, 99],
+        [bytes.length - 5, bytes.length - 1],
+      ]) {
+        const part = await storage.download(key, () => ({ start, end }));
+        expect(part.size).toBe(bytes.length);
+        expect(part.range).toEqual({ start, end });
+        expect((await readAll(part.stream)).equals(bytes.subarray(start, end + 1))).toBe(true);
+      }
+      expect(wholeReads).not.toHaveBeenCalled();
+      // Rewritten behind the store's back (same length, another ETag): checked whole again, and refused.
+      const tampered = Buffer.from(bytes);
+      tampered[tampered.length - 1] ^= 0xff;
+      await raw.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: tampered }));
+      const range = await storage.download(key, () => ({ start: 0, end: 99 }));
+      await expect(readAll(range.stream)).rejects.toThrow(/does not match its hash/);
+      expect(wholeReads).toHaveBeenCalledTimes(1);
+    } finally {
+      wholeReads.mockRestore();
+    }
   });
 });

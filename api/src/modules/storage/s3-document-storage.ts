@@ -10,7 +10,8 @@ import {
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
-import { DocumentStorage, hashMismatch, STORAGE_KEY, verifiedStream } from './document-storage';
+import type { ByteRange } from '../../common/http/byte-range';
+import { DocumentStorage, hashMismatch, rangeOf, STORAGE_KEY, VerifiedKeys, verifiedStream } from './document-storage';
 
 export interface S3StorageOptions {
   /** An S3-compatible server's address (MinIO, Garage…); null for AWS itself. */
@@ -51,6 +52,8 @@ const notFound = () => new AppError('NOT_FOUND', 'No such document.');
  */
 export class S3DocumentStorage extends DocumentStorage {
   private readonly client: S3Client;
+  /** Keys read whole and matched, by the object's ETag then (a rewritten object gets another). */
+  private readonly verified = new VerifiedKeys();
 
   constructor(private readonly options: S3StorageOptions) {
     super();
@@ -119,9 +122,23 @@ export class S3DocumentStorage extends DocumentStorage {
     return verifiedStream(key, (await this.open(key)).body);
   }
 
-  async download(key: string): Promise<{ stream: Readable; size: number }> {
-    const { body, size } = await this.open(key);
-    return { stream: verifiedStream(key, body), size };
+  async download(
+    key: string,
+    want?: (size: number) => ByteRange | null,
+  ): Promise<{ stream: Readable; size: number; range: ByteRange | null }> {
+    // A key checked before: only the range's bytes, on condition that the object is still the one checked (If-Match
+    // on its ETag; another object answers 412 and is checked whole again).
+    const known = want && STORAGE_KEY.test(key) ? this.verified.lookup(key) : null;
+    const range = known && want ? want(known.size) : null;
+    if (known && range) {
+      const part = await this.openRange(key, range, known.fingerprint, known.size);
+      if (part) return { stream: part, size: known.size, range };
+      this.verified.forget(key);
+    }
+    const { body, size, etag } = await this.open(key);
+    const wanted = want?.(size) ?? null;
+    const whole = verifiedStream(key, body, () => etag && this.verified.remember(key, etag, size));
+    return { stream: wanted ? rangeOf(whole, wanted.start, wanted.end) : whole, size, range: wanted };
   }
 
   async exists(key: string): Promise<boolean> {
@@ -136,6 +153,7 @@ export class S3DocumentStorage extends DocumentStorage {
   }
 
   async delete(key: string): Promise<boolean> {
+    this.verified.forget(key);
     if (!(await this.exists(key))) return false;
     await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
     return true;
@@ -152,7 +170,7 @@ export class S3DocumentStorage extends DocumentStorage {
   }
 
   /** The response body of a key's object: NOT_FOUND (before any byte) when it is absent or the key is malformed. */
-  private async open(key: string): Promise<{ body: Readable; size: number }> {
+  private async open(key: string): Promise<{ body: Readable; size: number; etag: string | undefined }> {
     if (!STORAGE_KEY.test(key)) throw notFound();
     let res: GetObjectCommandOutput;
     try {
@@ -166,7 +184,38 @@ export class S3DocumentStorage extends DocumentStorage {
       res.Body.destroy();
       throw new Error(`the S3 ${this.describe()} answered ${key} without its length`);
     }
-    return { body: res.Body, size: res.ContentLength };
+    return { body: res.Body, size: res.ContentLength, etag: res.ETag };
+  }
+
+  /**
+   * The bytes of a range of the object checked as `etag`, or null when the object is no longer that one (412) or its
+   * length changed; NOT_FOUND when it is gone.
+   */
+  private async openRange(key: string, range: ByteRange, etag: string, size: number): Promise<Readable | null> {
+    let res: GetObjectCommandOutput;
+    try {
+      res = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.options.bucket,
+          Key: this.objectKey(key),
+          Range: `bytes=${range.start}-${range.end}`,
+          IfMatch: etag,
+        }),
+      );
+    } catch (err) {
+      if (isAbsent(err)) {
+        this.verified.forget(key);
+        throw notFound();
+      }
+      if (failure(err).name === 'PreconditionFailed' || statusOf(err) === 412) return null;
+      throw err;
+    }
+    if (!(res.Body instanceof Readable)) throw new Error(`the S3 ${this.describe()} answered ${key} without a body`);
+    if (res.ContentRange !== `bytes ${range.start}-${range.end}/${size}` || res.ETag !== etag) {
+      res.Body.destroy();
+      return null;
+    }
+    return res.Body;
   }
 
   private objectKey(key: string): string {
