@@ -99,6 +99,11 @@ describe(`request_counts and request_names on an existing database (${engine})`,
       expect({ counts: await counts(ds), names: await names(ds) }).toEqual(after);
 
       if (mysql) {
+        const collations = (await ds.query(
+          "SELECT table_name AS t, COLLATION_NAME AS c FROM information_schema.columns WHERE table_schema = DATABASE() AND ((table_name = 'requests' AND column_name = 'filename') OR (table_name = 'request_names' AND column_name = 'name'))",
+        )) as { t: string; c: string }[];
+        expect(collations).toHaveLength(2);
+        expect(collations[0].c).toBe(collations[1].c);
         await ds.undoLastMigration();
         const left = (await ds.query(
           "SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('request_counts', 'request_names')",

@@ -26,11 +26,16 @@ export class RequestCounts1795900000000 implements MigrationInterface {
       \`is_draft\` tinyint NOT NULL,
       \`n\` int NOT NULL,
       PRIMARY KEY (\`org_id\`, \`is_draft\`)) ENGINE=InnoDB`);
+    // The name compares as requests.filename does: its collation, whatever the database's default is now.
+    const [{ collation }] = (await queryRunner.query(
+      "SELECT COLLATION_NAME AS collation FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'requests' AND column_name = 'filename'",
+    )) as { collation: string }[];
+    if (!/^\w+$/.test(collation)) throw new Error(`requests.filename has an unexpected collation: ${collation}`);
     await queryRunner.query(`CREATE TABLE \`request_names\` (
       \`org_id\` varchar(64) NOT NULL,
       \`is_draft\` tinyint NOT NULL,
       \`ref_id\` bigint NOT NULL,
-      \`name\` varchar(255) NOT NULL,
+      \`name\` varchar(255) COLLATE ${collation} NOT NULL,
       PRIMARY KEY (\`org_id\`, \`is_draft\`, \`ref_id\`)) ENGINE=InnoDB`);
     await queryRunner.query(`CREATE TRIGGER request_counts_listed_insert AFTER INSERT ON requests FOR EACH ROW
       BEGIN IF ${LISTED('NEW')} THEN ${count('NEW', 1)} ${nameIn('NEW')} END IF; END`);
