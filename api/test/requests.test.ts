@@ -13,6 +13,7 @@ import { AuditService } from '../src/modules/audit/audit.service';
 import { JobsRunner } from '../src/modules/jobs/jobs.runner';
 import { OutboxMessageEntity } from '../src/modules/notifications/outbox-message.entity';
 import { PartyEntity } from '../src/modules/requests/party.entity';
+import { containsPattern, LIKE_ESCAPE } from '../src/common/rest-query';
 import { RequestCounts } from '../src/modules/requests/request-counts';
 import { RequestEntity } from '../src/modules/requests/request.entity';
 import { WebhookDeliveryEntity } from '../src/modules/webhooks/webhook-delivery.entity';
@@ -724,6 +725,16 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
     expect(literal.body).toEqual([]);
     const none = await get('/api/drafts', { filter: { q: 'zzz' }, range: [0, 9] }).expect(200);
     expect(none.headers['content-range']).toBe('drafts 0-0/0');
+    // Mid-name, any case: 'lease-renewal.pdf' (4 sent of 12, round-robin over 5 names; see beforeAll) and its total.
+    const mid = await get('/api/requests', { filter: { q: 'SE-rENe' }, range: [0, 0] }).expect(200);
+    const sentNames = refIds.map((_, i) => names[i % names.length]).filter((_, i) => i % 3 !== 0);
+    const expected = sentNames.filter((name) => name === 'lease-renewal.pdf').length;
+    expect(expected).toBeGreaterThan(1);
+    expect(mid.headers['content-range']).toBe(`requests 0-0/${expected}`);
+    expect(mid.body.map((r: RequestListItem) => r.filename)).toEqual(['lease-renewal.pdf']);
+    const eases = await get('/api/requests', { filter: { q: 'EASE' }, range: [0, 9] }).expect(200);
+    const withEase = sentNames.filter((name) => /ease/i.test(name)).length;
+    expect(eases.headers['content-range']).toBe(`requests 0-${withEase - 1}/${withEase}`);
   });
 
   it('refuses malformed sort, range and filter with 400', async () => {
@@ -760,9 +771,27 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
           )) as { n: number }[]
         )[0].n,
       );
+    /** A search's total (counted on request_names) against the matches on `requests` themselves. */
+    const searched = async (path: string, q: string) =>
+      Number(
+        String((await get(path, { range: [0, 0], filter: { q } }).expect(200)).headers['content-range']).split('/')[1],
+      );
+    const matches = async (draft: boolean, q: string) =>
+      Number(
+        (
+          (await t.db.query(
+            `SELECT COUNT(*) AS n FROM requests WHERE org_id = ? AND is_draft = ? AND deleted_at IS NULL AND listed_at IS NOT NULL AND filename LIKE ? ${LIKE_ESCAPE}`,
+            ['acme', draft ? 1 : 0, containsPattern(q)],
+          )) as { n: number }[]
+        )[0].n,
+      );
     const same = async () => {
       expect(await total('/api/requests')).toBe(await truth(false));
       expect(await total('/api/drafts')).toBe(await truth(true));
+      for (const q of ['lease', 'A', 'Renamed']) {
+        expect(await searched('/api/requests', q)).toBe(await matches(false, q));
+        expect(await searched('/api/drafts', q)).toBe(await matches(true, q));
+      }
     };
     await same();
     const [a, b, c] = await t.db.getRepository(RequestEntity).find({
@@ -789,6 +818,12 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
     await same();
     await t.db.query('UPDATE requests SET listed_at = created_at WHERE ref_id = ?', [a.refId]);
     await same();
+    // Renamed by SQL, then only its case changed: the search counts the new name.
+    await t.db.query('UPDATE requests SET filename = ? WHERE ref_id = ?', ['Renamed contract.pdf', a.refId]);
+    await same();
+    expect(await searched('/api/requests', 'renamed')).toBe(1);
+    await t.db.query('UPDATE requests SET filename = ? WHERE ref_id = ?', ['RENAMED contract.pdf', a.refId]);
+    await same();
     // A new upload (not listed), its save (listed), its discard refused (kept) and its deletion through the API; an
     // unsaved upload discarded.
     const up = await uploadOk(t, key, 'acme', { filename: 'NDA.pdf' });
@@ -809,6 +844,7 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
       // A migration that rebuilds `requests` drops its triggers: the next start finds one missing and recounts.
       await t.db.query('DROP TRIGGER request_counts_listed_enter');
       await t.db.query('UPDATE request_counts SET n = 999');
+      await t.db.query('DELETE FROM request_names');
       await t.app.get(RequestCounts).onModuleInit();
       await same();
       await t.db.query('UPDATE requests SET deleted_at = NULL WHERE ref_id = ?', [up.refId]);
@@ -825,10 +861,72 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
         'request_counts_listed_enter',
         'request_counts_listed_insert',
         'request_counts_listed_leave',
+        'request_names_delete',
+        'request_names_insert',
+        'request_names_update',
       ]);
       await t.db.query('UPDATE requests SET deleted_at = ? WHERE ref_id = ?', ['2026-01-01 00:00:00', up.refId]);
       await t.db.query('UPDATE requests SET deleted_at = NULL WHERE ref_id = ?', [up.refId]);
       await same();
+    } else {
+      // MySQL/MariaDB: the totals are read from the tables the migration's triggers keep, not counted on `requests`.
+      const listed = await truth(false);
+      await t.db.query("UPDATE request_counts SET n = 999 WHERE org_id = 'acme' AND is_draft = 0");
+      expect(await total('/api/requests')).toBe(999);
+      await t.db.query("UPDATE request_counts SET n = ? WHERE org_id = 'acme' AND is_draft = 0", [listed]);
+      const [named] = (await t.db.query(
+        "SELECT ref_id, name FROM request_names WHERE org_id = 'acme' AND is_draft = 0 AND name LIKE '%lease%'",
+      )) as { ref_id: number; name: string }[];
+      await t.db.query('DELETE FROM request_names WHERE ref_id = ?', [named.ref_id]);
+      expect(await searched('/api/requests', 'lease')).toBe((await matches(false, 'lease')) - 1);
+      await t.db.query("INSERT INTO request_names VALUES ('acme', 0, ?, ?)", [named.ref_id, named.name]);
+      await same();
+    }
+  });
+
+  it('reads a page, a Ref ID and a file-name total from indexes (no sort, no scan of the table)', async () => {
+    const listed = 'org_id = ? AND is_draft = ? AND deleted_at IS NULL AND listed_at IS NOT NULL';
+    const page = `SELECT * FROM requests WHERE ${listed} ORDER BY listed_at DESC, ref_id DESC LIMIT 10 OFFSET 0`;
+    const byRef = `SELECT * FROM requests WHERE ${listed} AND ref_id = ?`;
+    if (engine === 'sqlite') {
+      const plan = async (sql: string, params: unknown[]) =>
+        ((await t.db.query(`EXPLAIN QUERY PLAN ${sql}`, params)) as { detail: string }[])
+          .map((row) => row.detail)
+          .join(' | ');
+      expect(await plan(page, ['acme', 0])).toMatch(
+        /^SEARCH requests USING INDEX idx_requests_listed \(org_id=\? AND is_draft=\? AND deleted_at=\? AND listed_at>\?\)$/,
+      );
+      expect(await plan(byRef, ['acme', 0, refIds[1]])).toMatch(
+        /^SEARCH requests USING INDEX sqlite_autoindex_requests_1 \(ref_id=\?\)$/,
+      );
+      expect(
+        await plan('SELECT COUNT(*) AS n FROM request_names WHERE org_id = ? AND is_draft = ? AND instr(name, ?) > 0', [
+          'acme',
+          0,
+          'lease',
+        ]),
+      ).toBe('SEARCH request_names USING PRIMARY KEY (org_id=? AND is_draft=?)');
+    } else {
+      const plan = async (sql: string, params: unknown[]) =>
+        (await t.db.query(`EXPLAIN ${sql}`, params)) as {
+          table: string;
+          type: string;
+          key: string | null;
+          Extra: string | null;
+        }[];
+      const [p] = await plan(page, ['acme', 0]);
+      expect(p).toMatchObject({ table: 'requests', key: 'idx_requests_listed' });
+      expect(['ref', 'range']).toContain(p.type);
+      expect(p.Extra ?? '').not.toMatch(/filesort|temporary/i);
+      expect(await plan(byRef, ['acme', 0, refIds[1]])).toMatchObject([
+        { table: 'requests', type: 'const', key: 'PRIMARY' },
+      ]);
+      const [n] = await plan(
+        `SELECT COUNT(*) AS n FROM request_names WHERE org_id = ? AND is_draft = ? AND name LIKE ? ${LIKE_ESCAPE}`,
+        ['acme', 0, '%lease%'],
+      );
+      expect(n).toMatchObject({ table: 'request_names', key: 'PRIMARY' });
+      expect(['ref', 'range']).toContain(n.type);
     }
   });
 });

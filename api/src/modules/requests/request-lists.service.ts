@@ -112,9 +112,10 @@ export class RequestListsService {
       params.push(containsPattern(q));
     }
     const filter = `WHERE ${where.join(' AND ')}`;
-    // Unfiltered, the total is one row of the counts the triggers keep (SQLite); else the database counts.
+    // The total from what the triggers keep: unfiltered, one row of the counts; searched, a count of the narrow names
+    // table (request-counts.ts) rather than of the list index's wide entries.
     const total =
-      (q ? null : await this.counts.total(orgId, query.drafts)) ??
+      (q ? await this.counts.matching(orgId, query.drafts, q) : await this.counts.total(orgId, query.drafts)) ??
       Number(((await this.db.query(`SELECT COUNT(*) AS n FROM requests ${filter}`, params)) as { n: unknown }[])[0].n);
     const column = { listedAt: 'listed_at', filename: 'filename', refId: 'ref_id' }[query.sortBy];
     const order = query.order === 'DESC' ? 'DESC' : 'ASC';

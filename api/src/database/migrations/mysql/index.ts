@@ -24,6 +24,7 @@ import { WebhookLimits1795821900000 } from './1795821900000-WebhookLimits';
 import { WatchdogFindings1795822000000 } from './1795822000000-WatchdogFindings';
 import { Retention1795822100000 } from './1795822100000-Retention';
 import { ListIndex1795842475633 } from './1795842475633-ListIndex';
+import { RequestCounts1795900000000 } from './1795900000000-RequestCounts';
 
 export const MYSQL_MIGRATIONS = [
   Init1795318066055,
@@ -51,4 +52,5 @@ export const MYSQL_MIGRATIONS = [
   WatchdogFindings1795822000000,
   Retention1795822100000,
   ListIndex1795842475633,
+  RequestCounts1795900000000,
 ];
