@@ -224,17 +224,15 @@ describe("the signer's own document call answers ranges with uploadUrl's permiss
   });
   afterAll(() => t.close());
 
+  /** A request of normal.pdf for two signers without OTP, each boxed on page 1. */
+  const twoSigners = () =>
+    sendForSigning(t, key, 'acme', { recipients: [SIGNERS[0], SIGNERS[1]], otpRequired: false }, [
+      { order: 1, pageNo: [1] },
+      { order: 2, pageNo: [1] },
+    ]);
+
   it('answers the very document of uploadUrl, whole and by ranges, to the link token', async () => {
-    const { refId, tokens } = await sendForSigning(
-      t,
-      key,
-      'acme',
-      { recipients: [SIGNERS[0], SIGNERS[1]], otpRequired: false },
-      [
-        { order: 1, pageNo: [1] },
-        { order: 2, pageNo: [1] },
-      ],
-    );
+    const { refId, tokens } = await twoSigners();
     const h = { 'x-sign-token': tokens[1] };
     const path = `/v1/document/acme/${refId}/1`;
     const whole = await get(path, h).expect(200);
@@ -263,16 +261,7 @@ describe("the signer's own document call answers ranges with uploadUrl's permiss
   });
 
   it("refuses without the token, with another party's token, before the OTP and once the request is closed", async () => {
-    const { refId, tokens } = await sendForSigning(
-      t,
-      key,
-      'acme',
-      { recipients: [SIGNERS[0], SIGNERS[1]], otpRequired: false },
-      [
-        { order: 1, pageNo: [1] },
-        { order: 2, pageNo: [1] },
-      ],
-    );
+    const { refId, tokens } = await twoSigners();
     const path = `/v1/document/acme/${refId}/1`;
     const none = await get(path, {}, 'bytes=0-99').expect(401);
     expect(none.headers['content-range']).toBeUndefined();
