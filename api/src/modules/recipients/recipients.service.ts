@@ -134,14 +134,15 @@ export class RecipientsService {
     ctx: SignerContext,
     want: (size: number) => ByteRange | null,
   ): Promise<{ stream: Readable; filename: string; size: number; range: ByteRange | null }> {
-    const { req, me } = await this.rows.read(ctx);
+    // The guard has just read the party and its request for this call (pdf.js makes a few per document): no more reads.
+    const { request: req, party: me } = ctx;
     const kind = shownDocument(req, me, ctx);
     if (!kind) {
       if (closedReason(req.status)) throw refused(closedReason(req.status) as string);
       if (me.observer) throw refused(RecipientMessages.notASigner);
       throw new AppError('OTP_REQUIRED', RecipientMessages.otpSessionRequired);
     }
-    return this.requests.documentStream(req.orgId, req.refId, kind, want);
+    return this.requests.streamOf(req, kind, want);
   }
 
   /** GET /v1/request/{orgId}/{requestId}: the party's status, polled every second by the signing page. */

@@ -102,8 +102,18 @@ export class RequestRepository {
     want?: (size: number) => ByteRange | null,
   ): Promise<{ stream: Readable; filename: string; size: number; range: ByteRange | null }> {
     const req = await this.db.manager.findOneBy(RequestEntity, { orgId, refId });
-    const key = req && (kind === 'original' ? req.fileKey : req.signedFileKey);
-    if (!req || !key) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
+    if (!req) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
+    return this.streamOf(req, kind, want);
+  }
+
+  /** As documentStream, of a request row the caller has just read (the signer's own document call). */
+  async streamOf(
+    req: RequestEntity,
+    kind: 'original' | 'signed',
+    want?: (size: number) => ByteRange | null,
+  ): Promise<{ stream: Readable; filename: string; size: number; range: ByteRange | null }> {
+    const key = kind === 'original' ? req.fileKey : req.signedFileKey;
+    if (!key) throw new AppError('NOT_FOUND', RequestMessages.requestNotFound);
     if (req.filesDeletedAt) throw new AppError('NOT_FOUND', RetentionMessages.filesDeleted);
     const { stream, size, range } = await this.storage.download(key, want);
     return { stream, filename: req.filename, size, range };
