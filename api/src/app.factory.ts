@@ -20,6 +20,11 @@ import { precompressed } from './common/precompressed';
 import { autoPostPage } from './modules/aadhaar/sandbox/pages';
 import { pageAnswers } from './modules/web/page-answers';
 import { WebPages } from './modules/web/web-pages';
+import type { ExecutionContext } from '@nestjs/common';
+import { SignerLinkGuard, type SignerContext } from './modules/recipients/signer-link.guard';
+import { RecipientsService } from './modules/recipients/recipients.service';
+import { RecipientsController } from './modules/recipients/recipients.controller';
+import { timeRequest } from './modules/metrics/http-metrics.middleware';
 import { routePattern } from './common/http/route-pattern';
 import type { AppConfig } from './config/app-config';
 
@@ -266,7 +271,39 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   if (handlers.length !== 1) throw new Error(`expected Express as the one request handler, found ${handlers.length}`);
   const [toExpress] = handlers;
   server.removeAllListeners('request');
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => answerPage(req, res, () => toExpress(req, res)));
+  // PROBE (not for landing): GET /v1/reference answered before Express on its success path.
+  const guard = app.get(SignerLinkGuard);
+  const recipients = app.get(RecipientsService);
+  const handler = RecipientsController.prototype.reference;
+  const metrics = app.get(MetricsService);
+  const referencePath = /^\/v1\/reference\/([^/?]+)\/([^/?]+)\/([^/?]+)\/?(?:\?.*)?$/;
+  const answerReference = (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const m = req.method === 'GET' ? referencePath.exec(req.url ?? '') : null;
+    if (!m) return next();
+    const fake = { headers: req.headers, params: { orgId: m[1], refId: m[2], orderNo: m[3] }, query: {}, body: undefined } as unknown as Request & { signer?: SignerContext };
+    const context = { switchToHttp: () => ({ getRequest: () => fake }), getHandler: () => handler } as unknown as ExecutionContext;
+    guard
+      .canActivate(context)
+      .then(() => recipients.reference(fake.signer!))
+      .then(
+        (body) => {
+          const path = (req.url ?? '').split('?')[0];
+          security.apply(res, path, false);
+          httpLog(req, res, () => {});
+          timeRequest(metrics, 'GET', res, () => '/v1/reference/:orgId/:refId/:orderNo');
+          const text = JSON.stringify(body);
+          res.statusCode = 200;
+          res.setHeader('Cache-Control', 'no-store');
+          res.setHeader('Content-Type', 'application/json; charset=utf-8');
+          res.setHeader('Content-Length', Buffer.byteLength(text));
+          res.end(text);
+        },
+        () => next(),
+      );
+  };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) =>
+    answerPage(req, res, () => answerReference(req, res, () => toExpress(req, res))),
+  );
 
   return { app, logger };
 }
