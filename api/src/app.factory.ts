@@ -19,6 +19,11 @@ import { multipartMiddleware } from './common/multipart.middleware';
 import { precompressed } from './common/precompressed';
 import { autoPostPage } from './modules/aadhaar/sandbox/pages';
 import { pageAnswers } from './modules/web/page-answers';
+import { referenceAnswers } from './modules/recipients/reference-answer';
+import { RecipientsService } from './modules/recipients/recipients.service';
+import { SignerLinkGuard } from './modules/recipients/signer-link.guard';
+import { timeRequest } from './modules/metrics/http-metrics.middleware';
+import type { DirectAnswerParts, DirectHandler } from './common/http/direct-answers';
 import { WebPages } from './modules/web/web-pages';
 import { routePattern } from './common/http/route-pattern';
 import type { AppConfig } from './config/app-config';
@@ -253,20 +258,29 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
     .build();
   SwaggerModule.setup('api-docs', app, () => SwaggerModule.createDocument(app, openapi));
 
-  // The apps' pages are answered before Express (page-answers.ts); every other request goes to Express as before.
+  // The apps' pages and the signing page's first call are answered before Express (page-answers.ts,
+  // reference-answer.ts) with what Express's middleware would have added; every other request goes to Express.
   const express = app.getHttpAdapter().getInstance() as { get(setting: string): unknown };
-  const answerPage = pageAnswers({
-    pages: app.get(WebPages),
-    metrics: app.get(MetricsService),
+  const metrics = app.get(MetricsService);
+  const direct: DirectAnswerParts = {
     log: httpLog,
     securityHeaders: security.apply,
     secure: isSecure(express.get('trust proxy fn') as (address: string | undefined, hop: number) => boolean),
-  });
+    time: (method, res, route) => timeRequest(metrics, method, res, route),
+  };
+  const answers: DirectHandler[] = [
+    pageAnswers(direct, app.get(WebPages)),
+    referenceAnswers(direct, app.get(SignerLinkGuard), app.get(RecipientsService)),
+  ];
   const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   if (handlers.length !== 1) throw new Error(`expected Express as the one request handler, found ${handlers.length}`);
   const [toExpress] = handlers;
   server.removeAllListeners('request');
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => answerPage(req, res, () => toExpress(req, res)));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const step = (i: number): void =>
+      i < answers.length ? answers[i](req, res, () => step(i + 1)) : toExpress(req, res);
+    step(0);
+  });
 
   return { app, logger };
 }

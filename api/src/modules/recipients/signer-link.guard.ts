@@ -78,7 +78,7 @@ const BINDINGS: Array<[names: string[], matches: (ctx: SignerContext, value: str
 const NEEDS_SESSION = 'esign:signer-session';
 
 /** The session header's value (never the query: it would land in addresses and logs). */
-const sessionToken = (req: Request): string | null => {
+const sessionToken = (req: Pick<Request, 'headers'>): string | null => {
   const header = req.headers[Headers.signerSession];
   const value = Array.isArray(header) ? header[0] : header;
   return typeof value === 'string' ? value : null;
@@ -97,7 +97,7 @@ export function asSeenBy<T extends Pick<PartyEntity, 'otpVerifiedAt'>>(
   return { ...party, otpVerifiedAt: session ? (party.otpVerifiedAt ?? session.verifiedAt) : null };
 }
 
-export function linkToken(req: Request): string | null {
+export function linkToken(req: Pick<Request, 'headers' | 'query'>): string | null {
   const header = req.headers[Headers.signToken];
   const value = (Array.isArray(header) ? header[0] : header) ?? req.query.token;
   return typeof value === 'string' && TOKEN.test(value) ? value : null;
@@ -125,6 +125,19 @@ export class SignerLinkGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<SignerRequest>();
+    const needsSession = this.reflector.get<boolean>(NEEDS_SESSION, context.getHandler()) === true;
+    req.signer = await this.resolve(req, needsSession);
+    return true;
+  }
+
+  /**
+   * The party of the call's link token and this browser's session, with every check of canActivate; AppError when
+   * any fails. Also called by the signing page's first call answered before Express (reference-answer.ts).
+   */
+  async resolve(
+    req: Pick<Request, 'headers' | 'params' | 'query' | 'body'>,
+    needsSession: boolean,
+  ): Promise<SignerContext> {
     const token = linkToken(req);
     // Made only when thrown: an error captures a stack trace, which every valid call would pay for.
     const invalid = () => new AppError('INVALID_LINK', RecipientMessages.invalidLink);
@@ -148,11 +161,9 @@ export class SignerLinkGuard implements CanActivate {
     const session = await this.sessions.resolve(sessionToken(req), party, request);
     // Acting on an OTP request (sign, reject, accept, selfie, position, video, retry) needs this browser's live
     // session while the party can still act; once its signing or the request is over, the service says why not (400).
-    const needsSession = this.reflector.get<boolean>(NEEDS_SESSION, context.getHandler()) === true;
     if (needsSession && request.otpRequired && !session && !signingOver(request, party))
       throw new AppError('OTP_REQUIRED', RecipientMessages.otpSessionRequired);
-    req.signer = { ...ctx, session };
-    return true;
+    return { ...ctx, session };
   }
 }
 

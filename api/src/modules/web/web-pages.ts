@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../../common/app-error';
+import { weakEtag } from '../../common/http/direct-answers';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 
 /** How long a page read from disk is answered from memory before its file's modification time is checked again. */
@@ -46,8 +46,7 @@ export class WebPages {
         return cached;
       }
       const html = await readFile(file);
-      const hash = createHash('sha1').update(html).digest('base64').slice(0, 27);
-      const page = { html, etag: `W/"${html.length.toString(16)}-${hash}"`, mtimeMs, checkedAt: now };
+      const page = { html, etag: weakEtag(html), mtimeMs, checkedAt: now };
       this.pages.set(app, page);
       return page;
     } catch {

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** A handler that answers a request or hands it on (`next`): the HTTP server's own, before Express. */
+export type DirectHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+/**
+ * What every answer given before Express carries, as Express's middleware would have given it (app.factory.ts builds
+ * these from the same functions its middleware uses).
+ */
+export interface DirectAnswerParts {
+  /** The request log every answer gets (createHttpLogger's middleware). */
+  log: DirectHandler;
+  /** The headers every answer carries for this path (app.factory's securityHeaders), HSTS when `secure`. */
+  securityHeaders: (res: ServerResponse, path: string, secure: boolean) => void;
+  /** Whether the request came over TLS, as Express's req.secure says (X-Forwarded-Proto from trusted proxies only). */
+  secure: (req: IncomingMessage) => boolean;
+  /** Times the answer into the HTTP metric under the route `route()` names when it is finished. */
+  time: (method: string, res: ServerResponse, route: () => string) => void;
+}
+
+/** Answers under this length go uncompressed through Express too (app.factory's FIRST_FLIGHT_BYTES). */
+export const DIRECT_MAX_BYTES = 12 * 1024;
+
+/** The path of a request in origin form (`/a/b?c`), or null for any other form (left to Express). */
+export function pathOf(req: IncomingMessage): { path: string; query: string } | null {
+  const url = req.url ?? '';
+  if (url[0] !== '/') return null;
+  const at = url.indexOf('?');
+  return at < 0 ? { path: url, query: '' } : { path: url.slice(0, at), query: url.slice(at + 1) };
+}
+
+/** Express's default entity tag of a body: weak, its length in hex and 27 characters of its SHA-1 in base64. */
+export function weakEtag(body: Buffer | string): string {
+  const hash = createHash('sha1').update(body).digest('base64').slice(0, 27);
+  return `W/"${Buffer.byteLength(body).toString(16)}-${hash}"`;
+}
+
+/**
+ * Sends `body` (200, or 304 when the browser's If-None-Match names its ETag, as Express's req.fresh decides) with the
+ * security headers, request log line and metric every answer gets, and `headers`.
+ */
+export function sendDirect(
+  parts: DirectAnswerParts,
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: { path: string; route: () => string; headers: Record<string, string>; body: Buffer; etag: string },
+): void {
+  parts.securityHeaders(res, answer.path, parts.secure(req));
+  parts.log(req, res, () => {});
+  parts.time(req.method ?? 'GET', res, answer.route);
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.setHeader('ETag', answer.etag);
+  if (fresh(req, answer.etag)) {
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  res.statusCode = 200;
+  res.setHeader('Content-Length', answer.body.length);
+  res.end(req.method === 'HEAD' ? undefined : answer.body);
+}
+
+/** Whether the browser's copy is current (If-None-Match names this ETag), as Express's req.fresh decides. */
+function fresh(req: IncomingMessage, etag: string): boolean {
+  const match = req.headers['if-none-match'];
+  if (!match) return false;
+  const cacheControl = req.headers['cache-control'];
+  if (cacheControl && /(?:^|,)\s*no-cache\s*(?:,|$)/.test(cacheControl)) return false;
+  if (match.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return match.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
