@@ -5,7 +5,7 @@ import { PartyEntity } from '../src/modules/requests/party.entity';
 import { RequestEntity } from '../src/modules/requests/request.entity';
 import { SIGNERS } from './support/requests';
 import { sendForSigning } from './support/signing';
-import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
+import { createOrgWithUser, engine, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
 // The hot look-ups read rows through RowReader instead of TypeORM's find: the entities must be the very same (dates,
 // booleans, JSON columns, the bigint transformer), on each engine.
@@ -54,5 +54,54 @@ describe('RowReader', () => {
       ['acme', refId],
     );
     expect(listed.map((r) => ({ ...r }))).toEqual([{ refId, filename: expect.any(String) }]);
+  });
+
+  it('on SQLite reads straight from the connection, not through the query runner, when no transaction runs', async () => {
+    const spy = jest.spyOn(t.db.manager, 'query');
+    try {
+      const reader = new RowReader(t.db, RequestEntity, ['refId']);
+      expect((await reader.one([refId]))?.refId).toBe(refId);
+      expect((await reader.one([refId]))?.refId).toBe(refId);
+      expect(spy).toHaveBeenCalledTimes(engine === 'sqlite' ? 0 : 2);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("waits for another transaction and reads what it committed; inside it, reads the transaction's own writes", async () => {
+    const reader = new RowReader(t.db, RequestEntity, ['refId']);
+    const before = (await reader.one([refId]))!.filename;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    const seen: Record<string, string | undefined> = {};
+    const transaction = t.db.manager.transaction(async (m) => {
+      await m.update(RequestEntity, { refId }, { filename: 'inside.pdf' });
+      seen.withItsManager = (await reader.one([refId], m))?.filename;
+      seen.withTheDefaultManager = (await reader.one([refId]))?.filename;
+      written();
+      await held;
+    });
+    await wrote;
+    let outsideDone = false;
+    const outside = reader.one([refId]).then((row) => {
+      outsideDone = true;
+      return row?.filename;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // SQLite has one connection: a read from outside waits for the transaction; MariaDB reads the committed row.
+    expect(outsideDone).toBe(engine === 'mariadb');
+    release();
+    await transaction;
+    expect(seen.withItsManager).toBe('inside.pdf');
+    if (engine === 'sqlite') {
+      expect(seen.withTheDefaultManager).toBe('inside.pdf');
+      expect(await outside).toBe('inside.pdf');
+    } else {
+      expect(await outside).toBe(before);
+    }
+    expect((await reader.one([refId]))?.filename).toBe('inside.pdf');
+    await t.db.manager.update(RequestEntity, { refId }, { filename: before });
   });
 });

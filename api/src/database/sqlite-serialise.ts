@@ -10,6 +10,18 @@ import type { DataSource, QueryRunner } from 'typeorm';
  * The owner of the running transaction is tracked with AsyncLocalStorage, so the transaction's own statements (and
  * nested transactions, which become savepoints) pass straight through.
  */
+const readGates = new WeakMap<DataSource, () => boolean>();
+
+/**
+ * Whether a statement may run on the one connection right now, as the serialised query runner would let it: no
+ * transaction is running, or the caller is inside the running one. Undefined: not a serialised SQLite data source.
+ * RowReader reads straight from better-sqlite3 when it answers true (synchronously: nothing can begin in between),
+ * and through the query runner, which waits, when it answers false.
+ */
+export function sqliteReadGate(ds: DataSource): (() => boolean) | undefined {
+  return readGates.get(ds);
+}
+
 export function serialiseSqlite(ds: DataSource): DataSource {
   const type = ds.options.type;
   if (type !== 'better-sqlite3') return ds;
@@ -17,6 +29,7 @@ export function serialiseSqlite(ds: DataSource): DataSource {
   const owner = new AsyncLocalStorage<symbol>();
   let holder: symbol | null = null;
   let tail: Promise<unknown> = Promise.resolve();
+  readGates.set(ds, () => holder === null || owner.getStore() === holder);
 
   const manager = ds.manager;
   const transaction = manager.transaction.bind(manager) as (...args: unknown[]) => Promise<unknown>;
