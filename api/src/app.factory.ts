@@ -20,6 +20,9 @@ import { precompressed } from './common/precompressed';
 import { autoPostPage } from './modules/aadhaar/sandbox/pages';
 import { pageAnswers } from './modules/web/page-answers';
 import { referenceAnswers } from './modules/recipients/reference-answer';
+import { listAnswers } from './modules/requests/list-answer';
+import { RequestListsService } from './modules/requests/request-lists.service';
+import { TenantGuard } from './common/auth/tenant.guard';
 import { RecipientsService } from './modules/recipients/recipients.service';
 import { SignerLinkGuard } from './modules/recipients/signer-link.guard';
 import { timeRequest } from './modules/metrics/http-metrics.middleware';
@@ -189,21 +192,20 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   // Text answers (the apps' scripts, JSON) are compressed for phones on slow networks; PDFs and images already are.
   // A JSON answer that fits in TCP's first flight (an initial window of 10 segments, about 14 KB) arrives no sooner
   // compressed, so the small ones go as they are and cost no compression on either side.
-  app.use(
-    compression({
-      filter: (req, res) => {
-        const type = String(res.getHeader('Content-Type') ?? '');
-        if (/^(application\/pdf|image\/)/.test(type)) return false;
-        // The apps' pages (index.html, about 1.3 KB) likewise.
-        if (
-          (type.startsWith('application/json') || type.startsWith('text/html')) &&
-          Number(res.getHeader('Content-Length') ?? Infinity) < FIRST_FLIGHT_BYTES
-        )
-          return false;
-        return compression.filter(req, res);
-      },
-    }),
-  );
+  const compress = compression({
+    filter: (req, res) => {
+      const type = String(res.getHeader('Content-Type') ?? '');
+      if (/^(application\/pdf|image\/)/.test(type)) return false;
+      // The apps' pages (index.html, about 1.3 KB) likewise.
+      if (
+        (type.startsWith('application/json') || type.startsWith('text/html')) &&
+        Number(res.getHeader('Content-Length') ?? Infinity) < FIRST_FLIGHT_BYTES
+      )
+        return false;
+      return compression.filter(req, res);
+    },
+  });
+  app.use(compress);
   // Answers carrying session keys, documents or personal data must never sit in a shared or browser cache.
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (NO_STORE_PREFIXES.some((p) => req.path === p || req.path.startsWith(`${p}/`)))
@@ -267,10 +269,12 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
     securityHeaders: security.apply,
     secure: isSecure(express.get('trust proxy fn') as (address: string | undefined, hop: number) => boolean),
     time: (method, res, route) => timeRequest(metrics, method, res, route),
+    compress: (req, res, next) => compress(req as Request, res as Response, next),
   };
   const answers: DirectHandler[] = [
     pageAnswers(direct, app.get(WebPages)),
     referenceAnswers(direct, app.get(SignerLinkGuard), app.get(RecipientsService)),
+    listAnswers(direct, app.get(TenantGuard), app.get(RequestListsService)),
   ];
   const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   if (handlers.length !== 1) throw new Error(`expected Express as the one request handler, found ${handlers.length}`);

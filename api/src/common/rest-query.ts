@@ -28,9 +28,16 @@ export const caseless = (db: DataSource, column: string): string =>
 
 /** Sets Content-Range and X-Total-Count (exposed, so a cross-origin console may read them) and answers the rows. */
 export function sendPage<T>(res: Response, resource: string, page: ListPage<T>): T[] {
-  const last = Math.max(page.start + page.rows.length - 1, page.start);
-  res.setHeader('Content-Range', `${resource} ${page.start}-${last}/${page.total}`);
-  res.setHeader('X-Total-Count', String(page.total));
-  res.setHeader('Access-Control-Expose-Headers', 'Content-Range, X-Total-Count');
+  for (const [name, value] of Object.entries(pageHeaders(resource, page))) res.setHeader(name, value);
   return page.rows;
+}
+
+/** The headers a page of `resource` is answered with (sendPage; the console list answered before Express). */
+export function pageHeaders<T>(resource: string, page: ListPage<T>): Record<string, string> {
+  const last = Math.max(page.start + page.rows.length - 1, page.start);
+  return {
+    'Content-Range': `${resource} ${page.start}-${last}/${page.total}`,
+    'X-Total-Count': String(page.total),
+    'Access-Control-Expose-Headers': 'Content-Range, X-Total-Count',
+  };
 }

@@ -17,6 +17,8 @@ export interface DirectAnswerParts {
   secure: (req: IncomingMessage) => boolean;
   /** Times the answer into the HTTP metric under the route `route()` names when it is finished. */
   time: (method: string, res: ServerResponse, route: () => string) => void;
+  /** Express's own compression middleware (app.factory's instance): compresses an answer as it would have. */
+  compress: DirectHandler;
 }
 
 /** Answers under this length go uncompressed through Express too (app.factory's FIRST_FLIGHT_BYTES). */
@@ -44,8 +46,20 @@ export function sendDirect(
   parts: DirectAnswerParts,
   req: IncomingMessage,
   res: ServerResponse,
-  answer: { path: string; route: () => string; headers: Record<string, string>; body: Buffer; etag: string },
+  answer: {
+    path: string;
+    route: () => string;
+    headers: Record<string, string>;
+    body: Buffer;
+    etag: string;
+    /** Through the compression middleware (answers that may be longer than DIRECT_MAX_BYTES). */
+    compress?: boolean;
+  },
 ): void {
+  if (answer.compress) {
+    parts.compress(req, res, () => sendDirect(parts, req, res, { ...answer, compress: false }));
+    return;
+  }
   parts.securityHeaders(res, answer.path, parts.secure(req));
   parts.log(req, res, () => {});
   parts.time(req.method ?? 'GET', res, answer.route);

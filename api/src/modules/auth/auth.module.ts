@@ -27,8 +27,10 @@ import { UsersService } from './users.service';
     UsersService,
     LoginThrottleService,
     PasswordLinksService,
-    { provide: APP_GUARD, useClass: TenantGuard },
+    // One instance: the global guard, and the console list answered before Express (requests/list-answer.ts).
+    TenantGuard,
+    { provide: APP_GUARD, useExisting: TenantGuard },
   ],
-  exports: [AuthService, UsersService, PasswordLinksService],
+  exports: [AuthService, UsersService, PasswordLinksService, TenantGuard],
 })
 export class AuthModule {}
