@@ -149,8 +149,17 @@ describe('scale-out: two API nodes, a worker, MariaDB, Redis, S3 and nginx', () 
     expect(Object.keys(tokens)).toEqual(['1', '2', '3']);
     await until('the three invitations are delivered by the worker', () => smtp.mails.length >= 3);
 
-    // Asha signs through nginx.
+    // Asha signs through nginx, and the worker applies her signature. Vikram's DSC signature below is made on the
+    // document as it is then: had Asha's been applied after it, his would be discarded by design (the document it
+    // covers is no longer the request's) and he would be asked to sign again, which is not what this test is about.
+    // Under load her first signature (the worker's PKI set-up) took longer than his signing did (CI, 2026-11-28).
     await signAs(t, { orgId: ORG, refId, order: 1, token: tokens[1], email: ASHA.email });
+    await until('Asha’s signature is applied', async () => {
+      const asha = await rows<{ status: string }>('SELECT status FROM parties WHERE ref_id = ? AND party_order = 1', [
+        refId,
+      ]);
+      return asha[0]?.status === 'completed';
+    });
 
     // The reminder falls due: the repeatable sweep hands it to one worker, once.
     await db.query(
