@@ -20,7 +20,7 @@ interface SqliteConnection {
   prepare(sql: string): { raw(on: boolean): RawStatement };
 }
 
-/** Column types whose stored value TypeORM's SQLite driver hydrates as it is (no transformer either). */
+/** Column types TypeORM's SQLite driver converts when it hydrates them; every other type (with no transformer) it keeps as stored. */
 const CONVERTED_TYPES = new Set<unknown>([
   Boolean,
   'boolean',
