@@ -11,7 +11,7 @@ import {
   signAs,
   signedPdf,
 } from './support/signing';
-import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
+import { createOrgWithUser, engine, orgApiKey, startTestApp, type TestApp } from './support/test-app';
 import type { AddressInfo } from 'node:net';
 import { DscAgents } from '../src/modules/dsc/dsc-agents';
 import { EspKeys } from '../src/modules/aadhaar/esp-keys.service';
@@ -40,6 +40,13 @@ const ACCEPTED = [
   'fancy_fields.pdf',
   'prefilled_f1040.pdf',
 ];
+
+/**
+ * What each fixture tests is the PDF engine's, which the database does not touch: the MariaDB pass signs two of them
+ * (a plain file and one already signed, incremental updates kept) to prove the same flow on that engine, and the
+ * SQLite pass signs them all (three minutes of CI's time saved).
+ */
+const FIXTURES = engine === 'mariadb' ? ['normal.pdf', 'already_signed.pdf'] : ACCEPTED;
 
 const DPI = 30;
 
@@ -104,7 +111,7 @@ describe('signing every accepted fixture with every method: valid, timestamped, 
     await t.close();
   });
 
-  it.each(ACCEPTED)(
+  it.each(FIXTURES)(
     '%s',
     async (fixture) => {
       const original = readFixture('pdfs', fixture);
