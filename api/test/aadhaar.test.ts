@@ -10,6 +10,9 @@ import { SealPkiService } from '../src/modules/signing/pki/seal-pki.service';
 import { runPdfVerifyAsync } from './support/pdf-verify';
 import { drain, partyRow, requestRow, sendForSigning, signAs, signedPdf, tokensOf, verifyPdf } from './support/signing';
 import { createOrgWithUser, orgApiKey, startTestApp, type TestApp } from './support/test-app';
+import { signAadhaar } from './support/methods';
+import { ExternalMessages, SealService } from '../src/modules/requests/seal.service';
+import { AuditEventEntity } from '../src/modules/audit/audit-event.entity';
 
 /** A valid Aadhaar number (Verhoeff check digit), not a real one. */
 const AADHAAR = (() => {
@@ -163,6 +166,66 @@ describe('Aadhaar eSign through the built-in sandbox ESP (CCA eSign API v2.1)', 
     ]);
     expect(both.archives.map((s) => s.signer)).toEqual(['e-Sign Development Timestamp Authority']);
     expect(both.ok).toBe(true);
+  });
+
+  it("an Aadhaar signature over a document another signer's signature changed first is discarded: the party signs again", async () => {
+    t.clock.advance(Math.max(0, (Date.now() - t.clock.now().getTime()) / 1000));
+    const { refId, tokens } = await sendForSigning(
+      t,
+      key,
+      'acme',
+      {
+        fixture: 'us_constitution.pdf',
+        otpRequired: false,
+        recipients: [
+          { ...VIKRAM, observer: false, signature_type: 'e-Signature' },
+          { ...ASHA, observer: false, signature_type: 'Aadhaar' },
+        ],
+      },
+      [
+        { order: 1, pageNo: [1] },
+        { order: 2, pageNo: [1] },
+      ],
+    );
+    // Vikram's signature is submitted and waits for the seal job; Asha's eSign is made on the document as it is now
+    // (without his), and answered before the job runs: his is applied first, so hers covers a document that is gone.
+    await signAs(t, { orgId: 'acme', refId, order: 1, token: tokens[1], email: VIKRAM.email });
+    t.clock.advance(1);
+    await signAadhaar(t, { orgId: 'acme', refId, order: 2, token: tokens[2], name: ASHA.name });
+    expect((await partyRow(t, refId, 2)).signatureSubmittedAt).not.toBeNull();
+    // The seal's round reports a discarded signature as discarded, never as applied.
+    const outcome = await t.app.get(SealService).reseal(String(refId));
+    expect(outcome).toMatchObject({ applied: 1, completed: false });
+
+    expect((await partyRow(t, refId, 1)).status).toBe('completed');
+    const asha = await partyRow(t, refId, 2);
+    expect(asha).toMatchObject({
+      status: 'failed',
+      lastErrorCode: 'DOCUMENT_CHANGED',
+      lastErrorMessage: ExternalMessages.documentChanged,
+      signatureSubmittedAt: null,
+    });
+    const trail = await t.db.getRepository(AuditEventEntity).findBy({ refId, type: 'party.signature_discarded' });
+    expect(trail).toHaveLength(1);
+    expect((await requestRow(t, refId)).status).toBe('in-progress');
+
+    // 'Retry Signing', then she signs again on the document with his signature: the request completes, all valid.
+    const h = { 'x-sign-token': tokens[2] };
+    const requestId = (await t.http.get(`/v1/reference/acme/${refId}/2`).set(h).expect(200)).body.request.requestId;
+    await t.http.get(`/v1/retry/acme/${requestId}`).set(h).expect(200);
+    expect((await partyRow(t, refId, 2)).status).toBe('signing');
+    await signAadhaar(t, { orgId: 'acme', refId, order: 2, token: tokens[2], name: ASHA.name });
+    await drain(t);
+    expect((await requestRow(t, refId)).status).toBe('completed');
+    const sandbox = await t.app.get(EspKeys).sandbox();
+    const root = await t.app.get(SealPkiService).rootCertificatePem();
+    const verified = await runPdfVerifyAsync(await signedPdf(t, refId), [root, sandbox.ca.certPem]);
+    expect(verified.signatures.map((s) => [s.signer, s.valid, s.trusted])).toEqual([
+      ['Vikram Shah', true, true],
+      ['Asha Rao', true, true],
+      ['Org acme Document Seal', true, true],
+    ]);
+    expect(verified.ok).toBe(true);
   });
 
   it('cancels after three wrong OTPs: the ASP gets error 944, nothing is signed, the failed page has the reason', async () => {

@@ -51,8 +51,15 @@ import { RequestRepository } from './request-repository';
 import { partyTransition } from './rules';
 import { SEAL_JOB, SEAL_MAX_ATTEMPTS, type SealJobPayload } from './seal.queue';
 
+/**
+ * What one round did with a party's signature: applied to the document; discarded (an Aadhaar or DSC signature over a
+ * document that changed since: the party's attempt failed and they sign again); or lost to another run that changed
+ * the document first (the next round sees it).
+ */
+type PartyRound = 'applied' | 'discarded' | 'lost to another run';
+
 export interface SealOutcome {
-  /** Parties whose signature this run applied. */
+  /** Parties whose signature this run applied (a discarded one is not). */
   applied: number;
   /** This run added the certificate of completion and the final seal. */
   completed: boolean;
@@ -251,14 +258,10 @@ export class SealService implements OnModuleInit {
       const policy = new LevelPolicy(org.signatureLevel, accept);
       const started = Date.now();
       if (pending.length) {
-        const applied = await this.applyParty(req, org, pending[0], policy);
-        if (applied) {
-          outcome.applied++;
-          await progressed?.();
-        }
-        this.log.log(
-          `request ${refId}: party ${pending[0].order} ${applied ? 'applied' : 'lost to another run'} (${Date.now() - started} ms)`,
-        );
+        const done = await this.applyParty(req, org, pending[0], policy);
+        if (done === 'applied') outcome.applied++;
+        if (done !== 'lost to another run') await progressed?.();
+        this.log.log(`request ${refId}: party ${pending[0].order}'s signature ${done} (${Date.now() - started} ms)`);
         continue;
       }
       const signers = parties.filter((p) => !p.observer);
@@ -301,7 +304,7 @@ export class SealService implements OnModuleInit {
     org: OrganisationEntity,
     party: PartyEntity,
     policy: LevelPolicy,
-  ): Promise<boolean> {
+  ): Promise<PartyRound> {
     const external = await this.db.manager.findOne(ExternalSignatureEntity, {
       where: { partyId: party.id, status: 'pending' },
       order: { createdAt: 'DESC' },
@@ -324,7 +327,7 @@ export class SealService implements OnModuleInit {
         Boolean(me.signatureSubmittedAt),
       ),
     );
-    return committed;
+    return committed ? 'applied' : 'lost to another run';
   }
 
   /** An Aadhaar or DSC signature made outside on a prepared document: finished here, or discarded if it moved. */
@@ -334,7 +337,7 @@ export class SealService implements OnModuleInit {
     party: PartyEntity,
     external: ExternalSignatureEntity,
     policy: LevelPolicy,
-  ): Promise<boolean> {
+  ): Promise<PartyRound> {
     const base = req.signedFileKey ?? req.fileKey;
     const now = this.clock.now();
     if (external.baseFileKey !== base) return this.discardExternal(req, party, external, now);
@@ -365,7 +368,7 @@ export class SealService implements OnModuleInit {
     });
     // A request that moved between the check and the commit: the next round sees the new base and discards.
     void org;
-    return committed;
+    return committed ? 'applied' : 'lost to another run';
   }
 
   /**
@@ -378,19 +381,19 @@ export class SealService implements OnModuleInit {
     party: PartyEntity,
     external: ExternalSignatureEntity,
     now: Date,
-  ): Promise<boolean> {
+  ): Promise<PartyRound> {
     const message =
       external.method === SigningMethod.DSC ? ExternalMessages.documentChangedDsc : ExternalMessages.documentChanged;
-    return this.db.transaction(async (manager) => {
+    return this.db.transaction(async (manager): Promise<PartyRound> => {
       const taken = await manager.update(
         ExternalSignatureEntity,
         { id: external.id, status: 'pending' },
         { status: 'discarded', error: message, finishedAt: now },
       );
-      if (!taken.affected) return false;
+      if (!taken.affected) return 'lost to another run';
       const fresh = await this.repo.lockRequest(manager, req.orgId, req.refId);
       const me = (await this.repo.parties(manager, fresh.refId)).find((p) => p.id === party.id);
-      if (!me) return false;
+      if (!me) return 'lost to another run';
       me.status = partyTransition(me.status, 'fail') ?? me.status;
       me.failedAttempts += 1;
       me.lastErrorCode = 'DOCUMENT_CHANGED';
@@ -406,7 +409,7 @@ export class SealService implements OnModuleInit {
         { method: external.method, reason: message, attempt: me.failedAttempts },
         'system',
       );
-      return true;
+      return 'discarded';
     });
   }
 
