@@ -114,7 +114,7 @@ describe('a read-only data folder', () => {
     t.clock.advance(3600);
     await drain(t);
     expect((await requestRow(t, sent.refId)).status).toBe('completed');
-    expect((await verifyPdf(t, await signedPdf(t, sent.refId))).ok).toBe(true);
+    expect((await verifyPdf(t, await signedPdf(t, sent.refId))).problems).toEqual([]);
     const trail = (await t.http.get(`/api/requests/${sent.refId}/audit`).set('apikey', key).expect(200)).body;
     expect(trail.chain.intact).toBe(true);
   });
