@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import * as pkijs from 'pkijs';
-import { DEV_TSA_NAME } from '../src/modules/signing/evidence/development-tsa';
+import { DEV_TSA_NAME, DevelopmentTsa } from '../src/modules/signing/evidence/development-tsa';
 import { Timestamps, TimestampUnavailableError } from '../src/modules/signing/evidence/timestamps';
-import { DEV_TSA_POLICY } from '../src/modules/signing/evidence/tsp';
+import { DEV_TSA_POLICY, timestampQuery } from '../src/modules/signing/evidence/tsp';
 import { TSA_QUERIES_PER_MINUTE } from '../src/modules/signing/evidence/tsa.controller';
 import { SealPkiService } from '../src/modules/signing/pki/seal-pki.service';
 import {
@@ -303,6 +303,20 @@ describe('the built-in development TSA', () => {
     expect(later.time).toEqual(t.clock.now());
     expect(later.serial).not.toBe(token.serial);
   });
+
+  it("never answers a token whose last byte is 0x00 (a verifier that strips /Contents' zero padding would cut it)", async () => {
+    const tsa = t.app.get(DevelopmentTsa);
+    const q = timestampQuery(digestOf('padding'), null).der;
+    // Unsigned, 1 in 256 would end with 0x00: 1,500 answers hold one with odds of 1 - (255/256)^1500, about 99.7 %.
+    const lastBytes = new Set<number>();
+    for (let i = 0; i < 1500; i++) {
+      const answer = await tsa.answer(q);
+      lastBytes.add(answer[answer.length - 1]);
+    }
+    expect(lastBytes.has(0)).toBe(false);
+    // Every other last byte still occurs: the answers are not bent in any other way.
+    expect(lastBytes.size).toBeGreaterThan(200);
+  }, 120_000);
 
   it('answers `openssl ts -query` at POST /tsa: OpenSSL verifies the reply and shows our policy, its nonce and a serial', async () => {
     const digestHex = sha256('a document').toString('hex');
