@@ -24,7 +24,7 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   // The unit tests (src/**/*.spec.ts) touch no database: the SQLite pass runs them, the MariaDB pass runs only the
-  // tests against the database (two minutes of CI's time).
+  // tests against the database (about 200 s of the workers' time).
   testMatch:
     process.env.DB_ENGINE === 'mariadb'
       ? ['<rootDir>/test/**/*.test.ts']

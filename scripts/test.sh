@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm test: the whole suite on a fresh Debian machine.
 #  1. Debian packages (installed when run as root, else named)   2. build everything   3. lint
-#  4. API suite on SQLite   5. its tests against the database again on a real MariaDB   6. the security suite (npm run test:security)
+#  4. API suite on SQLite   5. its tests against the database again on a real MariaDB
+#  6. the security suite (npm run test:security)
 #  7. scale-out: MariaDB, Redis, an S3 server, two API nodes, a worker and nginx on loopback   8. reliability: the
 #  built server SIGKILLed 50 times while signing, and 200 signers at once on SQLite   9. the PDF syntax reader's suite,
 #  then the verifier's (OpenSSL's TSA and OCSP responder)   10. the CLI's suite (a SoftHSMv2 token for the DSC signer)
