@@ -14,7 +14,14 @@ results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
 status=0
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's line says when it starts, and how long the one before it took, so a slow CI run shows where it went.
+started=$SECONDS
+last=$SECONDS
+step() {
+  printf '\n==> [%dm%02ds, the step before took %ds] %s\n' $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60)) \
+    $((SECONDS - last)) "$*"
+  last=$SECONDS
+}
 
 step "Debian packages"
 bash scripts/ensure-system-deps.sh || exit 1
@@ -52,5 +59,6 @@ step "CLI suite (the built CLI against the built API: commands, bulk, verify; th
 step "Browser journeys (Playwright, Debian Chromium)"
 (cd tests && PLAYWRIGHT_JSON_OUTPUT_NAME="$results/e2e.json" npx playwright test -c playwright.config.ts --reporter=list,json) || status=1
 
+step "Summary"
 node scripts/summarise-tests.mjs "$results" || status=1
 exit $status

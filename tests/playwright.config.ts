@@ -14,8 +14,8 @@ export default defineConfig({
   globalSetup: './e2e/global-setup.ts',
   use: {
     // A trace records every step of every test (screenshots, DOM snapshots): a quarter of the journeys' time on two
-    // cores. E2E_TRACE=off drops it; CI keeps it until the journeys that race without its slowness wait properly.
-    trace: process.env.E2E_TRACE === 'off' ? 'off' : 'retain-on-failure',
+    // cores, and CI keeps only what the run printed. So CI records none; E2E_TRACE=on or off overrides either way.
+    trace: (process.env.E2E_TRACE ?? (process.env.CI ? 'off' : 'on')) === 'off' ? 'off' : 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',

@@ -32,6 +32,13 @@ async function violations(page: Page, state: string): Promise<string[]> {
 async function settled(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
   await expect(page.locator('.MuiLinearProgress-root[role="progressbar"]:not([aria-valuenow])')).toHaveCount(0);
+  // MUI fades dialogs, menus and lists in and out: axe reads a half-faded button as low contrast. Wait until every
+  // finite animation and transition has ended (spinners run forever and are left out).
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Number.POSITIVE_INFINITY),
+  );
 }
 
 test.describe('the console with axe-core and the keyboard', () => {

@@ -296,6 +296,8 @@ test.describe('the signing page (issue 18)', () => {
     const signerFont = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
     const signerButtonFont = await acceptButton(page).evaluate((el) => getComputedStyle(el).fontFamily);
     await page.goto('/sign-in');
+    // The console's theme is applied when its sign-in page has rendered, not when the document has loaded.
+    await expect(page.locator('input[name="username"]')).toBeVisible();
     const consoleFont = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
     // The same faces for Latin text; the fallbacks for Indian scripts (issue 22) differ: the console carries Noto Sans
     // Devanagari for its Hindi, the signer app each script's Noto face for its eight languages.
