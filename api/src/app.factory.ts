@@ -21,6 +21,7 @@ import { autoPostPage } from './modules/aadhaar/sandbox/pages';
 import { pageAnswers } from './modules/web/page-answers';
 import { referenceAnswers } from './modules/recipients/reference-answer';
 import { listAnswers } from './modules/requests/list-answer';
+import { ListPageCache } from './modules/requests/list-page-cache';
 import { RequestListsService } from './modules/requests/request-lists.service';
 import { TenantGuard } from './common/auth/tenant.guard';
 import { RecipientsService } from './modules/recipients/recipients.service';
@@ -274,7 +275,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
   const answers: DirectHandler[] = [
     pageAnswers(direct, app.get(WebPages)),
     referenceAnswers(direct, app.get(SignerLinkGuard), app.get(RecipientsService)),
-    listAnswers(direct, app.get(TenantGuard), app.get(RequestListsService)),
+    listAnswers(direct, app.get(TenantGuard), app.get(RequestListsService), app.get(ListPageCache)),
   ];
   const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   if (handlers.length !== 1) throw new Error(`expected Express as the one request handler, found ${handlers.length}`);

@@ -1,9 +1,11 @@
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { Messages } from '@esign/contract';
+import { LIST_PAGE_SECONDS, ListPageCache } from '../src/modules/requests/list-page-cache';
+import { RequestListsService } from '../src/modules/requests/request-lists.service';
 import { SIGNERS } from './support/requests';
-import { sendForSigning } from './support/signing';
-import { createOrgWithUser, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
+import { sendForSigning, tokensOf } from './support/signing';
+import { createOrgWithUser, engine, orgApiKey, signIn, startTestApp, type TestApp } from './support/test-app';
 
 /**
  * The console's lists answered before Express on their success path (requests/list-answer.ts): the same body and
@@ -134,6 +136,77 @@ describe('the console lists, answered before Express', () => {
       expect(handle).toHaveBeenCalledTimes(5);
     } finally {
       handle.mockRestore();
+    }
+  });
+
+  // list-page-cache.ts: SQLite keeps an answered page while nothing of the organisation changed; MySQL/MariaDB builds
+  // every page (one version row per organisation would be a lock every signature of it queues on).
+  it('answers a page again while nothing of the organisation changed, and shows any write to its requests or parties at once', async () => {
+    const build = jest.spyOn(t.app.get(RequestListsService), 'listItems');
+    const names = (body: { data: { name: string }[] }[]) => body.flatMap((r) => r.data.map((p) => p.name));
+    const files = (body: { filename: string }[]) => body.map((r) => r.filename);
+    const list = async (apikey = key) => (await t.http.get(page).set('apikey', apikey).expect(200)).body;
+    const kept = engine === 'sqlite';
+    try {
+      // The pages the tests above were answered are now too old.
+      t.clock.advance(LIST_PAGE_SECONDS);
+      const first = await list();
+      expect(await list()).toEqual(first);
+      expect(build).toHaveBeenCalledTimes(kept ? 1 : 2);
+
+      // Another organisation's write leaves this one's page; its own key still gets only its own rows.
+      await t.db.query("UPDATE parties SET name = 'Beta Renamed' WHERE org_id = 'beta'");
+      expect(await list()).toEqual(first);
+      expect(names(await list(otherKey))).toEqual(['Beta Renamed']);
+      expect(build).toHaveBeenCalledTimes(kept ? 2 : 4);
+
+      // A party's row changed by plain SQL (as `manage` or another process would): the next page shows it.
+      await t.db.query("UPDATE parties SET name = 'Renamed Signer' WHERE ref_id = ? AND party_order = 2", [refIds[4]]);
+      expect(names(await list())).toContain('Renamed Signer');
+      // A request's row.
+      await t.db.query("UPDATE requests SET filename = 'renamed.pdf' WHERE ref_id = ?", [refIds[5]]);
+      const renamed = await list();
+      expect(files(renamed)).toContain('renamed.pdf');
+      expect(build).toHaveBeenCalledTimes(kept ? 4 : 6);
+
+      // The product's own write: the first signer opens the link, and the page shows when.
+      const opened = (body: { refId: number; data: { order: number; opened_at: string | null }[] }[]) =>
+        body.find((r) => r.refId === refIds[6])!.data.find((p) => p.order === 1)!.opened_at;
+      expect(opened(renamed)).toBeNull();
+      const tokens = await tokensOf(t, key, 'acme', refIds[6]);
+      await t.http
+        .post(`/v1/signer_details/acme/${refIds[6]}/1`)
+        .set('x-sign-token', tokens[1])
+        .send({ status: 'opened', userAgent: { OS: 'Android 14', Browser: 'Chrome 131' } })
+        .expect(200);
+      const seen = await list();
+      expect(opened(seen)).toBe(t.clock.now().toISOString());
+      const before = build.mock.calls.length;
+      expect(await list()).toEqual(seen);
+      expect(build).toHaveBeenCalledTimes(before + (kept ? 0 : 1));
+
+      // The page is built again once it is LIST_PAGE_SECONDS old: its document links' expiry moves with the clock.
+      const exp = (body: { data: { uploadUrl: string }[] }[]) =>
+        Number(/exp=(\d+)/.exec(body[0].data[0].uploadUrl)![1]);
+      t.clock.advance(LIST_PAGE_SECONDS - 1);
+      expect(exp(await list())).toBe(exp(renamed) + (kept ? 0 : LIST_PAGE_SECONDS - 1));
+      t.clock.advance(1);
+      expect(exp(await list())).toBe(exp(renamed) + LIST_PAGE_SECONDS);
+      expect(build).toHaveBeenCalledTimes(before + (kept ? 1 : 3));
+      if (kept) {
+        // A trigger lost (a SQLite migration that rebuilds the table drops them) is made again at the next start.
+        await t.db.query('DROP TRIGGER list_versions_parties_update_v1');
+        await t.app.get(ListPageCache).onModuleInit();
+        await t.db.query("UPDATE parties SET name = 'Renamed Again' WHERE ref_id = ? AND party_order = 2", [refIds[4]]);
+        expect(names(await list())).toContain('Renamed Again');
+      }
+    } finally {
+      build.mockRestore();
+      await t.db.query('UPDATE parties SET name = ? WHERE ref_id = ? AND party_order = 2', [
+        SIGNERS[1].name,
+        refIds[4],
+      ]);
+      await t.db.query("UPDATE requests SET filename = 'normal.pdf' WHERE ref_id = ?", [refIds[5]]);
     }
   });
 });

@@ -854,7 +854,8 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
         WHEN NEW.deleted_at IS NULL BEGIN UPDATE request_counts SET n = n + 1000; END`);
       await t.app.get(RequestCounts).onModuleInit();
       const triggers = (await t.db.query(
-        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'requests' ORDER BY name",
+        // The list pages' version triggers (list-page-cache.ts) are not the counts'.
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'requests' AND name NOT LIKE 'list!_versions!_%' ESCAPE '!' ORDER BY name",
       )) as { name: string }[];
       expect(triggers.map((row) => row.name)).toEqual([
         'request_counts_listed_delete',

@@ -8,7 +8,9 @@
  * autocannon, CONNECTIONS connections for DURATION seconds each after a 2-second warm-up, against
  *   - the signing page's HTML          GET /esign/demo/{refId}/1?token=…
  *   - the first call that page makes   GET /v1/reference/demo/{refId}/1 (x-sign-token)
- *   - the console's list               GET /api/requests?range=[0,9]&sort=["createdAt","DESC"] (apikey)
+ *   - the console's list               GET /api/requests?range=[0,9]&sort=["createdAt","DESC"] (apikey), the page
+ *                                      the server keeps while nothing changes; then, restarted with LIST_PAGES=off,
+ *                                      the same list with every page built (reported, no target)
  * reporting requests/s and p50/p95/p99 latency (every response timed) against issue 23's targets: the HTML at least
  * 5,000/s, GET /v1/reference at least 2,500/s with p99 under 15 ms, the console list at least 2,000/s (the
  * specification gives none for throughput), and the server's peak resident memory while the load runs (sampled from
@@ -122,6 +124,18 @@ async function main() {
         clearInterval(sampler);
         peakRssMb = Math.max(peakRssMb, rssOf());
       }
+      // The console list above is answered from the page the server kept (nothing of the organisation changes while
+      // autocannon polls it; list-page-cache.ts). The same list with every page built, as while its rows change.
+      await stop(child);
+      const restarted = await startServer(dataDir, port, { LIST_PAGES: 'off' });
+      child = restarted.child;
+      const built = await load(restarted.base, list, { apikey: key });
+      results.push({
+        id: 'listBuilt',
+        name: `console list, every page built (LIST_PAGES=off)`,
+        ...built,
+        peakRssMb: rssOf(),
+      });
     } finally {
       await stop(child);
     }
@@ -136,15 +150,16 @@ async function main() {
     );
     for (const r of results) {
       const target = TARGETS[r.id];
-      const pass = r.perSecond >= target.perSecond && (!target.p99 || r.p99 < target.p99) && r.bad === 0;
+      // A case without a target is reported; only its answers must all be 2xx.
+      const pass = r.bad === 0 && (!target || (r.perSecond >= target.perSecond && (!target.p99 || r.p99 < target.p99)));
       ok &&= pass;
       record({
         bench: 'http',
         measure: `${r.name}, requests/s at ${CONNECTIONS} connections`,
         value: r.perSecond.toFixed(0),
         unit: '/s',
-        target: targetText(target),
-        ok: pass,
+        target: target ? targetText(target) : 'reported, every response 2xx',
+        ok: target ? pass : r.bad === 0 ? null : false,
         note:
           `${r.total} requests, p50 ${r.p50.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
           `server's peak RSS ${r.peakRssMb.toFixed(0)} MB` +
@@ -152,7 +167,8 @@ async function main() {
       });
       console.log(
         `${r.name.slice(0, 58).padEnd(58)} ${r.perSecond.toFixed(0).padStart(7)}   ${r.p50.toFixed(2).padStart(6)}   ` +
-          `${r.p95.toFixed(2).padStart(6)}   ${r.p99.toFixed(2).padStart(6)}   ${targetText(target)} ${pass ? 'ok' : 'MISS'}` +
+          `${r.p95.toFixed(2).padStart(6)}   ${r.p99.toFixed(2).padStart(6)}   ` +
+          `${target ? targetText(target) : 'reported'} ${pass ? 'ok' : 'MISS'}` +
           (r.bad ? ` (${r.bad} responses not 2xx or failed)` : ''),
       );
     }

@@ -89,6 +89,10 @@ class EnvDto {
   JOBS_RUNNER?: string;
 
   @IsOptional()
+  @IsIn(['on', 'off'], { message: 'must be on or off' })
+  LIST_PAGES?: string;
+
+  @IsOptional()
   @Transform(toInt)
   @Min(10)
   @Max(60_000)
@@ -359,6 +363,8 @@ export interface AppConfig {
    * testJobs registers the test-only job types (never in production).
    */
   jobs: { runner: boolean; pollMs: number; leaseSeconds: number; maxInterruptions: number; testJobs: boolean };
+  /** Whether the console's list pages are kept while nothing of their organisation changed (SQLite; LIST_PAGES). */
+  listPages: boolean;
   /**
    * Test-only fault points (ESIGN_TEST_FAULTS, refused in production): at the named point the process kills itself
    * (`kill`) or the step throws (`fail`), at most `times` times over the data directory's life (common/fault-points.ts).
@@ -439,6 +445,7 @@ export const CONFIG_VARIABLES = [
   'LOGIN_MAX_FAILURES',
   'LOGIN_FAILURE_WINDOW_SECONDS',
   'JOBS_RUNNER',
+  'LIST_PAGES',
   'JOBS_POLL_MS',
   'JOBS_LEASE_SECONDS',
   'JOBS_MAX_INTERRUPTIONS',
@@ -604,6 +611,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
       maxInterruptions: dto.JOBS_MAX_INTERRUPTIONS ?? 50,
       testJobs: dto.ESIGN_TEST_JOBS === '1',
     },
+    listPages: (dto.LIST_PAGES ?? 'on') === 'on',
     testFaults: (dto.ESIGN_TEST_FAULTS ?? '')
       .split(',')
       .filter(Boolean)

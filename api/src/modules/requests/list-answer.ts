@@ -9,6 +9,7 @@ import {
   type DirectHandler,
 } from '../../common/http/direct-answers';
 import { pageHeaders } from '../../common/rest-query';
+import type { CachedPage, ListPageCache } from './list-page-cache';
 import { restQuery, type RequestListsService } from './request-lists.service';
 import { RestRequestsController } from './rest-requests.controller';
 
@@ -29,7 +30,12 @@ const PATH = /^\/api\/(requests|drafts)\/?$/i;
  * compression middleware. Whatever does not succeed (no key, another organisation named, a query the schema refuses, a
  * failing read) goes on to Express, which answers it as before; both are reads, so asking twice changes nothing.
  */
-export function listAnswers(parts: DirectAnswerParts, guard: TenantGuard, lists: RequestListsService): DirectHandler {
+export function listAnswers(
+  parts: DirectAnswerParts,
+  guard: TenantGuard,
+  lists: RequestListsService,
+  pages: ListPageCache,
+): DirectHandler {
   const routes = Object.fromEntries(
     Object.entries(LISTS).map(([name, list]) => {
       const { isPublic, adminOnly } = guard.routeOf(RestRequestsController, list.method);
@@ -49,26 +55,37 @@ export function listAnswers(parts: DirectAnswerParts, guard: TenantGuard, lists:
     if (!checked.ok) return next();
     guard
       .resolve({ headers: req.headers, params: {}, query, body: undefined }, list.adminOnly)
-      .then(async (auth) => {
+      .then(async (auth): Promise<CachedPage> => {
         const q = restQuery(checked.value, list.drafts);
+        // The version before the rows (list-page-cache.ts): a page built from newer rows is kept under an older one.
+        const version = await pages.version(auth.orgId);
+        const key = JSON.stringify([q.drafts, q.q ?? '', q.offset, q.limit, q.order, q.sortBy]);
+        const kept = version === null ? undefined : pages.get(auth.orgId, key, version);
+        if (kept) return kept;
         const { total, items } = list.drafts
           ? await lists.draftItems(auth.orgId, q)
           : await lists.listItems(auth.orgId, q);
-        return { total, items, start: q.offset };
+        const body = Buffer.from(JSON.stringify(items));
+        const page = {
+          body,
+          etag: weakEtag(body),
+          headers: pageHeaders(list.drafts ? 'drafts' : 'requests', { rows: items, start: q.offset, total }),
+        };
+        if (version !== null) pages.put(auth.orgId, key, version, page);
+        return page;
       })
       .then(
-        ({ total, items, start }) => {
-          const body = Buffer.from(JSON.stringify(items));
+        ({ body, etag, headers }) => {
           sendDirect(parts, req, res, {
             path: at.path,
             route: () => list.route,
             headers: {
-              ...pageHeaders(list.drafts ? 'drafts' : 'requests', { rows: items, start, total }),
+              ...headers,
               'Cache-Control': 'no-store',
               'Content-Type': 'application/json; charset=utf-8',
             },
             body,
-            etag: weakEtag(body),
+            etag,
             compress: true,
           });
         },

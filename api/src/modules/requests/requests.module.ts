@@ -11,6 +11,7 @@ import { DocumentsController } from './documents.controller';
 import { EXPIRE_JOB, REMIND_JOB, RequestEvents } from './request-events';
 import { RequestListsService } from './request-lists.service';
 import { RequestMetrics } from './request-metrics';
+import { ListPageCache } from './list-page-cache';
 import { RequestCounts } from './request-counts';
 import { OutsideSubmissions } from './outside-submissions';
 import { RequestDrafts } from './request-drafts.service';
@@ -38,6 +39,7 @@ type JobPayload = { orgId: string; refId: number };
     ArchiveService,
     RequestListsService,
     RequestCounts,
+    ListPageCache,
     RequestEvents,
     RequestMetrics,
     TemplateUploads,
