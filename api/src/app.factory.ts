@@ -270,7 +270,6 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
     securityHeaders: security.apply,
     secure: isSecure(express.get('trust proxy fn') as (address: string | undefined, hop: number) => boolean),
     time: (method, res, route) => timeRequest(metrics, method, res, route),
-    compress: (req, res, next) => compress(req as Request, res as Response, next),
   };
   const answers: DirectHandler[] = [
     pageAnswers(direct, app.get(WebPages)),

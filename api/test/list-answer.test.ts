@@ -1,5 +1,5 @@
 import { get, type IncomingHttpHeaders } from 'node:http';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Messages } from '@esign/contract';
 import { LIST_PAGE_SECONDS, ListPageCache } from '../src/modules/requests/list-page-cache';
 import { RequestListsService } from '../src/modules/requests/request-lists.service';
@@ -42,6 +42,16 @@ describe('the console lists, answered before Express', () => {
   }, 120_000);
   afterAll(() => t.close());
 
+  /** The raw bytes of an answer (supertest would inflate them). */
+  const rawGet = (path: string, headers: Record<string, string>) =>
+    new Promise<{ headers: IncomingHttpHeaders; status?: number; body: Buffer }>((resolve, reject) => {
+      get(`${t.env.PUBLIC_URL}${path}`, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, status: res.statusCode, body: Buffer.concat(chunks) }));
+      }).on('error', reject);
+    });
+
   const expressSpy = () => {
     const express = t.app.getHttpAdapter().getInstance() as { handle: (...args: unknown[]) => unknown };
     return jest.spyOn(express, 'handle');
@@ -81,23 +91,41 @@ describe('the console lists, answered before Express', () => {
     const handle = expressSpy();
     try {
       const plain = await t.http.get(page).set('apikey', key).set('Accept-Encoding', 'identity').expect(200);
-      // The raw bytes (supertest would inflate them).
-      const zipped = await new Promise<{ headers: IncomingHttpHeaders; status?: number; body: Buffer }>(
-        (resolve, reject) => {
-          get(`${t.env.PUBLIC_URL}${page}`, { headers: { apikey: key, 'Accept-Encoding': 'gzip' } }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve({ headers: res.headers, status: res.statusCode, body: Buffer.concat(chunks) }));
-          }).on('error', reject);
-        },
-      );
+      const zipped = await rawGet(page, { apikey: key, 'Accept-Encoding': 'gzip' });
       expect(zipped.status).toBe(200);
       expect(Number(plain.headers['content-length'])).toBeGreaterThan(12 * 1024);
       expect(zipped.headers['content-encoding']).toBe('gzip');
       expect(zipped.headers.vary).toBe('Accept-Encoding');
       expect(JSON.parse(gunzipSync(zipped.body).toString('utf8'))).toEqual(plain.body);
+      expect(Number(zipped.headers['content-length'])).toBe(zipped.body.length);
+      // The middleware's negotiation: Brotli preferred when a browser offers it, q-values honoured, identity refused
+      // leaves gzip, nothing acceptable sends the page as it is.
+      for (const [accept, chosen] of [
+        ['gzip, deflate, br, zstd', 'br'],
+        ['gzip;q=1, br;q=0.5', 'gzip'],
+        ['deflate', 'deflate'],
+        ['identity;q=0, gzip', 'gzip'],
+        ['br;q=0, gzip;q=0, deflate;q=0', undefined],
+      ] as const) {
+        const raw = await rawGet(page, { apikey: key, 'Accept-Encoding': accept });
+        expect([accept, raw.headers['content-encoding']]).toEqual([accept, chosen]);
+        // Express's middleware on one of its own routes (a long JSON answer) picks the same.
+        const viaExpress = await rawGet('/v1/request_all/acme', { apikey: key, 'Accept-Encoding': accept });
+        expect([accept, viaExpress.headers['content-encoding']]).toEqual([accept, chosen]);
+        expect(raw.headers.vary).toBe('Accept-Encoding');
+        const decoded =
+          chosen === 'br'
+            ? brotliDecompressSync(raw.body)
+            : chosen === 'gzip'
+              ? gunzipSync(raw.body)
+              : chosen === 'deflate'
+                ? inflateSync(raw.body)
+                : raw.body;
+        expect(JSON.parse(decoded.toString('utf8'))).toEqual(plain.body);
+      }
       await t.http.get(page).set('apikey', key).set('If-None-Match', plain.headers.etag).expect(304);
-      expect(handle).not.toHaveBeenCalled();
+      // Express answered the five /v1/request_all calls only.
+      expect(handle).toHaveBeenCalledTimes(5);
     } finally {
       handle.mockRestore();
     }

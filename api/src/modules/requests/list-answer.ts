@@ -26,8 +26,8 @@ const PATH = /^\/api\/(requests|drafts)\/?$/i;
  * Express and Nest's pipeline cost more CPU than the page itself). The same checks run (TenantGuard.resolve: the
  * apikey, every organisation the call names, the route's admin-only mark read from the controller), the same query
  * schema, the same service and the same answer: JSON as Express's res.json writes it with its ETag, Content-Range,
- * X-Total-Count, `Cache-Control: no-store`, the security headers, log line and metric, compressed by the same
- * compression middleware. Whatever does not succeed (no key, another organisation named, a query the schema refuses, a
+ * X-Total-Count, `Cache-Control: no-store`, the security headers, log line and metric, compressed as the same
+ * compression middleware would (sendDirect). Whatever does not succeed (no key, another organisation named, a query the schema refuses, a
  * failing read) goes on to Express, which answers it as before; both are reads, so asking twice changes nothing.
  */
 export function listAnswers(
@@ -66,8 +66,9 @@ export function listAnswers(
           ? await lists.draftItems(auth.orgId, q)
           : await lists.listItems(auth.orgId, q);
         const body = Buffer.from(JSON.stringify(items));
-        const page = {
+        const page: CachedPage = {
           body,
+          encoded: {},
           etag: weakEtag(body),
           headers: pageHeaders(list.drafts ? 'drafts' : 'requests', { rows: items, start: q.offset, total }),
         };
@@ -75,7 +76,7 @@ export function listAnswers(
         return page;
       })
       .then(
-        ({ body, etag, headers }) => {
+        ({ body, encoded, etag, headers }) => {
           sendDirect(parts, req, res, {
             path: at.path,
             route: () => list.route,
@@ -86,7 +87,7 @@ export function listAnswers(
             },
             body,
             etag,
-            compress: true,
+            compress: encoded,
           });
         },
         () => next(),

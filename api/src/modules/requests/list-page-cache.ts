@@ -2,12 +2,15 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
+import type { Encoded } from '../../common/http/direct-answers';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { sqliteReadGate } from '../../database/sqlite-serialise';
 
 /** One answered page of a console list, as list-answer.ts sends it. */
 export interface CachedPage {
   body: Buffer;
+  /** Its compressed forms, made as callers ask for them (sendDirect). */
+  encoded: Encoded;
   etag: string;
   /** Content-Range and X-Total-Count of the page. */
   headers: Record<string, string>;
