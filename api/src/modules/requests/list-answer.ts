@@ -27,8 +27,10 @@ const PATH = /^\/api\/(requests|drafts)\/?$/i;
  * apikey, every organisation the call names, the route's admin-only mark read from the controller), the same query
  * schema, the same service and the same answer: JSON as Express's res.json writes it with its ETag, Content-Range,
  * X-Total-Count, `Cache-Control: no-store`, the security headers, log line and metric, compressed as the same
- * compression middleware would (sendDirect). Whatever does not succeed (no key, another organisation named, a query the schema refuses, a
- * failing read) goes on to Express, which answers it as before; both are reads, so asking twice changes nothing.
+ * compression middleware would (sendDirect). Whatever does not succeed (no key, another organisation named, a query
+ * the schema refuses, a failing read) goes on to Express, which answers it as before; both are reads, so asking twice
+ * changes nothing. A page is kept while nothing of its organisation changed (list-page-cache.ts); the key and the
+ * organisation are checked on every call first.
  */
 export function listAnswers(
   parts: DirectAnswerParts,
