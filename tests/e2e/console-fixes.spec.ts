@@ -588,6 +588,10 @@ test.describe('issue 18 in the console', () => {
     try {
       const staff = await dense.newPage();
       await staff.goto(StaffRoutes.signIn);
+      // Once the sign-in page has rendered: as it starts, it forgets any session it finds (react-admin's check), which
+      // could erase the one written here.
+      await expect(staff.locator('input[name="username"]')).toBeVisible();
+      await staff.waitForLoadState('networkidle');
       await staff.evaluate(
         ({ session }) => Object.entries(session).forEach(([name, value]) => localStorage.setItem(name, value)),
         { session: { username: DEMO.username, api_key: key, orgId: DEMO.orgId, tag: '', status: 'test' } },

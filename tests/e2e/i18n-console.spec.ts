@@ -1,4 +1,5 @@
 import { AdminMessages, Messages, StaffRoutes } from '@esign/contract';
+import type { Page } from '@playwright/test';
 import { en } from '../../admin/src/i18n/en';
 import { hi } from '../../admin/src/i18n/hi';
 import { signInAsDemo } from './console';
@@ -21,6 +22,29 @@ const leaves = (tree: Tree, prefix = ''): Map<string, string> => {
   }
   return out;
 };
+/**
+ * Waits until the dashboard reads as it will stay: the administrator's menu shown (it follows the permissions call),
+ * nothing loading, and its text the same twice in a row.
+ */
+async function settledDashboard(page: Page): Promise<void> {
+  await expect(page.getByRole('menuitem', { name: Messages.navSettings, exact: true })).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  await expect(page.locator('.MuiLinearProgress-root[role="progressbar"]:not([aria-valuenow])')).toHaveCount(0);
+  // The same text twice, half a second apart (the rows, when there are any, are in).
+  let before = '';
+  await expect
+    .poll(
+      async () => {
+        const now = await page.getByRole('main').innerText();
+        const same = now === before;
+        before = now;
+        return same;
+      },
+      { intervals: [500] },
+    )
+    .toBe(true);
+}
+
 const marks = (text: string) => [...text.matchAll(/%\{(\w+)\}/g)].map((m) => m[1]).sort();
 const plurals = (text: string) => text.split(' |||| ').length;
 
@@ -67,6 +91,8 @@ test.describe('the language switch', () => {
   }) => {
     await signInAsDemo(page);
     await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+    // The dashboard as it reads once settled: the administrator's menu (after the permissions call) and the rows.
+    await settledDashboard(page);
     const english = await page.getByRole('main').innerText();
 
     await page.getByTestId('language-switch').click();
@@ -105,6 +131,7 @@ test.describe('the language switch', () => {
     await page.getByRole('menuitem', { name: 'English' }).click();
     await expect(page.locator('html')).toHaveAttribute('lang', 'en');
     await expect(page.getByRole('heading', { name: Messages.requestsDetails })).toBeVisible();
+    await settledDashboard(page);
     expect(await page.getByRole('main').innerText()).toBe(english);
     expect((await storage(page)).console_language).toBeUndefined();
   });
