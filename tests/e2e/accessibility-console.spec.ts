@@ -4,7 +4,7 @@ import type { Page } from '@playwright/test';
 import { en } from '../../admin/src/i18n/en';
 import { hi } from '../../admin/src/i18n/hi';
 import { apiKey, processDraft, saveDraft, signInAsDemo, storeUpload, uploadDraft } from './console';
-import { DEMO, expect, test } from './fixtures';
+import { animationsDone, DEMO, expect, test } from './fixtures';
 import { completedRequest } from './support/requests';
 
 /**
@@ -32,13 +32,7 @@ async function violations(page: Page, state: string): Promise<string[]> {
 async function settled(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
   await expect(page.locator('.MuiLinearProgress-root[role="progressbar"]:not([aria-valuenow])')).toHaveCount(0);
-  // MUI fades dialogs, menus and lists in and out: axe reads a half-faded button as low contrast. Wait until every
-  // finite animation and transition has ended (spinners run forever and are left out).
-  await page.waitForFunction(() =>
-    document
-      .getAnimations()
-      .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Number.POSITIVE_INFINITY),
-  );
+  await animationsDone(page);
 }
 
 test.describe('the console with axe-core and the keyboard', () => {

@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { CATALOGUES, Messages, SignerTexts } from '@esign/contract';
 import type { Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { DEMO, expect, fixture, test } from './fixtures';
+import { animationsDone, DEMO, expect, fixture, test } from './fixtures';
 import { latestOtp, outbox, person, staffKey, type Person } from './support/recipient';
 
 /**
@@ -17,6 +17,7 @@ const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 /** The serious and critical violations axe finds on the page as it is now (each with the elements it names). */
 async function violations(page: Page, state: string): Promise<string[]> {
+  await animationsDone(page);
   const { violations: found } = await new AxeBuilder({ page }).withTags(WCAG).analyze();
   return found
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

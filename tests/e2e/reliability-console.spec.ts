@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { en } from '../../admin/src/i18n/en';
-import { DEMO, expect, test } from './fixtures';
+import { animationsDone, DEMO, expect, test } from './fixtures';
 import { startOwnServer, type OwnServer } from './support/own-server';
 import { completedRequest, requestStatus, signedRequest, staffKey } from './support/requests';
 
@@ -27,6 +27,7 @@ const FAULT = 'seal.before-completion';
 
 /** The serious and critical violations axe finds on the page as it is now. */
 async function violations(page: Page): Promise<string[]> {
+  await animationsDone(page);
   const { violations: found } = await new AxeBuilder({ page }).withTags(WCAG).analyze();
   return found
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
