@@ -55,7 +55,7 @@ const TRIGGERS = (['requests', 'parties'] as const).flatMap((table) => {
  *
  * A page is answered again only when the organisation's write version is the one it was built at. SQLite's triggers
  * move that version in the same statement as any insert, update or delete of a request or a party of the
- * organisation, whatever code or process writes it (the server, `manage`, a restored backup), so a page never outlives
+ * organisation, whatever code or process writes it (the server, `manage`, plain SQL), so a page never outlives
  * the rows it shows. The version is read before the page's rows: a write that lands while a page is being built leaves
  * it under the older version, and the next call builds it again. A page is also rebuilt after LIST_PAGE_SECONDS on the
  * product's clock (its links' expiry is computed when it is built) and whenever the clock went back.
