@@ -27,16 +27,13 @@ import { TenantGuard } from './common/auth/tenant.guard';
 import { RecipientsService } from './modules/recipients/recipients.service';
 import { SignerLinkGuard } from './modules/recipients/signer-link.guard';
 import { timeRequest } from './modules/metrics/http-metrics.middleware';
-import type { DirectAnswerParts, DirectHandler } from './common/http/direct-answers';
+import { DIRECT_MAX_BYTES, type DirectAnswerParts, type DirectHandler } from './common/http/direct-answers';
 import { WebPages } from './modules/web/web-pages';
 import { routePattern } from './common/http/route-pattern';
 import type { AppConfig } from './config/app-config';
 
 /** How long an idle keep-alive connection is kept open. */
 export const KEEP_ALIVE_MS = 65_000;
-
-/** JSON answers and pages shorter than this are sent uncompressed: they fit in TCP's initial window either way. */
-const FIRST_FLIGHT_BYTES = 12 * 1024;
 
 /** A file name at the top of a web build (`/favicon.ico`), as opposed to a route (`/api/requests`, `/health`). */
 const TOP_LEVEL_FILE = /^\/[\w.-]+\.[A-Za-z0-9]+$/;
@@ -200,7 +197,7 @@ export async function createApp(config: AppConfig, overrides: AppOverrides = {})
       // The apps' pages (index.html, about 1.3 KB) likewise.
       if (
         (type.startsWith('application/json') || type.startsWith('text/html')) &&
-        Number(res.getHeader('Content-Length') ?? Infinity) < FIRST_FLIGHT_BYTES
+        Number(res.getHeader('Content-Length') ?? Infinity) < DIRECT_MAX_BYTES
       )
         return false;
       return compression.filter(req, res);

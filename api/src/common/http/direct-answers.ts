@@ -21,7 +21,10 @@ export interface DirectAnswerParts {
   time: (method: string, res: ServerResponse, route: () => string) => void;
 }
 
-/** Answers under this length go uncompressed through Express too (app.factory's FIRST_FLIGHT_BYTES). */
+/**
+ * JSON answers and pages shorter than this are sent uncompressed, through Express (app.factory's compression filter)
+ * and here alike: they fit in TCP's initial window either way.
+ */
 export const DIRECT_MAX_BYTES = 12 * 1024;
 
 /** A body's encodings, made when first asked for (a kept list page keeps them with it). */
@@ -37,7 +40,7 @@ type EncodingNegotiator = { encoding(available: string[], preferred: string[]): 
  * The encoding Express's compression middleware would answer `req` with, for a body it compresses (not HEAD; no
  * Accept-Encoding means none), or null for none.
  */
-export function encodingFor(req: IncomingMessage): Encoding | null {
+function encodingFor(req: IncomingMessage): Encoding | null {
   if (req.method === 'HEAD' || !req.headers['accept-encoding']) return null;
   const chosen = (new Negotiator(req) as unknown as EncodingNegotiator).encoding(
     SUPPORTED_ENCODINGS,
@@ -47,7 +50,7 @@ export function encodingFor(req: IncomingMessage): Encoding | null {
 }
 
 /** `body` encoded as the middleware's streams encode it: zlib's default level; Brotli at quality 4. */
-export function encode(body: Buffer, encoding: Encoding): Buffer {
+function encode(body: Buffer, encoding: Encoding): Buffer {
   if (encoding === 'gzip') return gzipSync(body);
   if (encoding === 'deflate') return deflateSync(body);
   return brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
