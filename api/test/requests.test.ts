@@ -863,9 +863,9 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
         'request_counts_listed_enter',
         'request_counts_listed_insert',
         'request_counts_listed_leave',
-        'request_names_delete',
-        'request_names_insert',
-        'request_names_update',
+        'request_names_delete_v2',
+        'request_names_insert_v2',
+        'request_names_update_v2',
       ]);
       await t.db.query('UPDATE requests SET deleted_at = ? WHERE ref_id = ?', ['2026-01-01 00:00:00', up.refId]);
       await t.db.query('UPDATE requests SET deleted_at = NULL WHERE ref_id = ?', [up.refId]);
@@ -883,6 +883,86 @@ describe('the console resources under /api (ra-data-simple-rest)', () => {
       expect(await searched('/api/requests', 'lease')).toBe((await matches(false, 'lease')) - 1);
       await t.db.query("INSERT INTO request_names VALUES ('acme', 0, ?, ?)", [named.ref_id, named.name]);
       await same();
+    }
+  });
+
+  it('answers a file-name search with the rows LIKE finds, in order, whether the page walks the list or the name index', async () => {
+    // 600 more listed requests by SQL (the triggers index them), named so that some text matches few of them and some
+    // most: the few are fetched through the trigram index (SQLite), the many by walking the list index.
+    const [model] = (await t.db.query(
+      'SELECT ref_id FROM requests WHERE org_id = ? AND is_draft = 0 AND deleted_at IS NULL AND listed_at IS NOT NULL',
+      ['acme'],
+    )) as { ref_id: number }[];
+    await t.db.transaction(async (m) => {
+      await m.query('DROP TABLE IF EXISTS bulk_copy');
+      await m.query(
+        `CREATE ${engine === 'sqlite' ? 'TEMP' : 'TEMPORARY'} TABLE bulk_copy AS SELECT * FROM requests WHERE ref_id = ?`,
+        [model.ref_id],
+      );
+      for (let i = 0; i < 600; i++) {
+        const name = i % 97 === 5 ? `Rare "Quoted" ünïcode Deed ${i}.PDF` : `Bulk Mandate ${i}.pdf`;
+        await m.query('UPDATE bulk_copy SET ref_id = ?, filename = ?, listed_at = ?', [
+          8_000_000_000 + i,
+          name,
+          `2026-01-01 00:0${Math.floor((i % 300) / 60)}:${String(i % 60).padStart(2, '0')}`,
+        ]);
+        await m.query('INSERT INTO requests SELECT * FROM bulk_copy');
+      }
+      await m.query('DROP TABLE bulk_copy');
+    });
+    const counts = t.app.get(RequestCounts);
+    const lookups = jest.spyOn(counts, 'nameIndex');
+    try {
+      const columns = { timestamp: 'listed_at', filename: 'filename', refId: 'ref_id' } as const;
+      for (const q of ['ünï', 'RARE "quoted', 'deed 5', 'mandate', 'Mandate 1', 'pdf', 'ÜNÏ', 'ma', 'zzzz']) {
+        for (const [field, column] of Object.entries(columns))
+          for (const order of ['ASC', 'DESC'])
+            for (const range of [
+              [0, 9],
+              [3, 7],
+              [200, 209],
+            ]) {
+              const res = await get('/api/requests', { filter: { q }, sort: [field, order], range }).expect(200);
+              const truth = (await t.db.query(
+                `SELECT ref_id FROM requests WHERE org_id = 'acme' AND is_draft = 0 AND deleted_at IS NULL
+                   AND listed_at IS NOT NULL AND filename LIKE ? ${LIKE_ESCAPE}
+                 ORDER BY ${column} ${order}, ref_id ${order}`,
+                [containsPattern(q)],
+              )) as { ref_id: number }[];
+              const ids = truth.map((row) => Number(row.ref_id));
+              const label = `${q} by ${field} ${order} ${range.join('-')}`;
+              expect([label, res.headers['content-range'].split('/')[1]]).toEqual([label, String(ids.length)]);
+              expect([label, res.body.map((r: RequestListItem) => r.refId)]).toEqual([
+                label,
+                ids.slice(range[0], range[1] + 1),
+              ]);
+            }
+      }
+      // SQLite looks a phrase of the text up in the index twice, for the count and for the rare names' Ref IDs;
+      // MySQL/MariaDB asks once, for the count, and is told there is no index.
+      const rareTexts = ['ünï', 'ÜNÏ', 'RARE "quoted', 'deed 5'];
+      const viaIndex = lookups.mock.calls.filter(([, , text]) => rareTexts.includes(text)).length;
+      expect(viaIndex).toBe((engine === 'sqlite' ? 2 : 1) * 3 * 6 * rareTexts.length);
+      if (engine === 'sqlite') {
+        const rare = (await counts.nameIndex('acme', false, 'rare "quoted')) as unknown[];
+        expect(rare).toHaveLength(4);
+        // The index answers alone: the count reads request_names_fts and nothing else.
+        const plan = (await t.db.query(
+          'EXPLAIN QUERY PLAN SELECT COUNT(*) AS n FROM request_names_fts WHERE request_names_fts MATCH ? AND rowid BETWEEN ? AND ?',
+          rare.slice(1),
+        )) as { detail: string }[];
+        expect(plan.map((row) => row.detail).join(' | ')).toMatch(/^SCAN request_names_fts VIRTUAL TABLE INDEX \d+:M/);
+        // Two-character text has no trigram: counted on request_names instead.
+        expect(await counts.nameIndex('acme', false, 'ma')).toBeNull();
+        // An index lost (or a database from before it): the next start makes it again from the names.
+        await t.db.query('DROP TABLE request_names_fts');
+        await counts.onModuleInit();
+        const again = await get('/api/requests', { filter: { q: 'ünï' }, range: [0, 9] }).expect(200);
+        expect(again.headers['content-range']).toBe('requests 0-6/7');
+      }
+    } finally {
+      lookups.mockRestore();
+      await t.db.query('DELETE FROM requests WHERE ref_id >= 8000000000 AND ref_id < 8000001000');
     }
   });
 
