@@ -2,12 +2,14 @@ import 'reflect-metadata';
 import { join } from 'node:path';
 import { StaffRoutes } from '@esign/contract';
 import { createApp } from './app.factory';
+import { limitHeapGrowth } from './common/runtime/heap-growth';
 import { ConfigError, loadConfig } from './config/app-config';
 import { SealPkiService } from './modules/signing/pki/seal-pki.service';
 import { DEMO, seedDemo } from './seed';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  limitHeapGrowth(config.heapGrowingPercent);
   const { app, logger } = await createApp(config);
   app.enableShutdownHooks();
   const seeded = config.seedDemo ? await seedDemo(app) : false;

@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { AppModule } from './app.module';
 import { PinoNestLogger, createLogger } from './common/logging/logger';
+import { limitHeapGrowth } from './common/runtime/heap-growth';
 import { ConfigError, loadConfig } from './config/app-config';
 import { BullJobs } from './modules/jobs/bull-jobs';
 import { MetricsService } from './modules/metrics/metrics.service';
@@ -15,6 +16,7 @@ import { MetricsService } from './modules/metrics/metrics.service';
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  limitHeapGrowth(config.heapGrowingPercent);
   if (!config.redis) throw new ConfigError(['REDIS_URL must be set: the worker takes its jobs from BullMQ on Redis']);
   const logger = createLogger(config);
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), {

@@ -94,6 +94,13 @@ class EnvDto {
 
   @IsOptional()
   @Transform(toInt)
+  @Min(0)
+  @Max(400)
+  @IsInt({ message: 'must be an integer' })
+  HEAP_GROWING_PERCENT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
   @Min(10)
   @Max(60_000)
   @IsInt({ message: 'must be an integer' })
@@ -366,6 +373,12 @@ export interface AppConfig {
   /** Whether the console's list pages are kept while nothing of their organisation changed (SQLite; LIST_PAGES). */
   listPages: boolean;
   /**
+   * How far V8 lets the old generation grow past what the last full collection kept before it collects again, in
+   * percent (HEAP_GROWING_PERCENT, default 50; 0 leaves V8's own factor, up to 300 % on a small heap). See
+   * common/runtime/heap-growth.ts.
+   */
+  heapGrowingPercent: number;
+  /**
    * Test-only fault points (ESIGN_TEST_FAULTS, refused in production): at the named point the process kills itself
    * (`kill`) or the step throws (`fail`), at most `times` times over the data directory's life (common/fault-points.ts).
    */
@@ -446,6 +459,7 @@ export const CONFIG_VARIABLES = [
   'LOGIN_FAILURE_WINDOW_SECONDS',
   'JOBS_RUNNER',
   'LIST_PAGES',
+  'HEAP_GROWING_PERCENT',
   'JOBS_POLL_MS',
   'JOBS_LEASE_SECONDS',
   'JOBS_MAX_INTERRUPTIONS',
@@ -612,6 +626,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): AppConf
       testJobs: dto.ESIGN_TEST_JOBS === '1',
     },
     listPages: (dto.LIST_PAGES ?? 'on') === 'on',
+    heapGrowingPercent: dto.HEAP_GROWING_PERCENT ?? 50,
     testFaults: (dto.ESIGN_TEST_FAULTS ?? '')
       .split(',')
       .filter(Boolean)
