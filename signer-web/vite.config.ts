@@ -4,7 +4,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 import { pdfjsAssets } from '../admin/pdfjs-assets';
 import { precompress } from '../admin/precompress';
-import { modulePreload } from './module-preload';
+import { earlyEntry, modulePreload } from './module-preload';
 import { sizeBudget } from './size-budget';
 
 /** Vite's default inlining of small assets (4 KB), never for WebAssembly. */
@@ -29,6 +29,8 @@ export default defineConfig({
     // pdf.js is fetched and compiled beside the app's own JavaScript (issue 23); it is still not part of what the size
     // budget counts, since nothing runs it before the document is opened.
     modulePreload(/node_modules\/pdfjs-dist\/build\/pdf\.mjs$/),
+    // Starts pdf.js's worker thread on a signing link before the app's modules are evaluated (issue 23).
+    earlyEntry('src/boot.ts'),
     precompress(),
   ],
   resolve: {

@@ -3,22 +3,19 @@ import { createRoot } from 'react-dom/client';
 import { DEFAULT_LANGUAGE, SignerRoutes, en, loadCatalogue } from '@esign/contract';
 import type { Catalogue, RecipientLanguage } from '@esign/contract';
 import { BrowserRouter, matchPath } from 'react-router-dom';
-import { documentPath, prefetch, referencePath, signToken, signerHeaders } from './api';
+import { prefetch, referencePath, signToken } from './api';
 import App from './App';
-import { openEarly } from './esign/pdf';
 import { ToastProvider } from './components';
 import { I18nProvider, initialLanguage } from './i18n';
 import './styles.css';
 import './fonts.css';
 
-// A signing link: its request is asked for now, while React renders the page that shows it; and its document is opened
-// beside it (issue 23: pdf.js, its worker and the first page's ranges no longer wait for the answer). The server gives
-// the document only where the answer would show it; otherwise the early opening fails quietly.
+// A signing link: its request is asked for now, while React renders the page that shows it (issue 23). Its document is
+// already on its way: boot.ts opened it before this module ran.
 const link = matchPath(SignerRoutes.esign, window.location.pathname);
 if (link && signToken()) {
   const { orgId = '', refId = '', order = '' } = link.params;
   prefetch(referencePath(orgId, refId, order));
-  openEarly(documentPath(orgId, refId, order), signerHeaders());
 }
 
 const root = document.getElementById('root');

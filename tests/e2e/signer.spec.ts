@@ -195,6 +195,41 @@ test.describe('the recipient app', () => {
     });
   });
 
+  test('a long document is drawn from its start read before the app has loaded: two ranges, the rest as pages turn', async ({
+    page,
+  }) => {
+    // freeculture.pdf: 352 pages, 2,598,727 bytes; pdf.js reads it in 256 KB chunks (signer-web/src/esign/pdf-early.ts).
+    const size = readFileSync(fixture('pdfs', 'freeculture.pdf')).length;
+    const reader: Person = { name: 'Meera Iyer', email: 'meera.long@example.in', phone: '9845012345' };
+    const refId = await sendRequest(page.request, [reader], { otp: false, file: 'freeculture.pdf' });
+    const asked: { range: string | null; status: number }[] = [];
+    page.on('response', (response) => {
+      if (response.url().includes('/v1/document/'))
+        asked.push({ range: response.request().headers().range ?? null, status: response.status() });
+    });
+    await page.goto(await inviteLink(page.request, reader.email, refId));
+    const drawn = page.locator('[data-testid="pdf-canvas"][data-rendered="true"]');
+    await expect(drawn).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId('page-of-total')).toHaveText('Page 1/352');
+    // The first two chunks in one range and the last chunk (where the cross-reference data is), each answered 206;
+    // nothing asked without a range, nothing more for the first page.
+    const last = Math.floor((size - 1) / (256 * 1024)) * 256 * 1024;
+    expect(asked).toEqual([
+      { range: `bytes=0-${512 * 1024 - 1}`, status: 206 },
+      { range: `bytes=${last}-${size - 1}`, status: 206 },
+    ]);
+    // Further pages come through the same transport, range by range, and are drawn.
+    for (const shown of [2, 3, 4]) {
+      const before = await drawn.getAttribute('data-rendered-at');
+      await page.getByRole('button', { name: SignerTexts.next }).click();
+      await expect(page.getByTestId('page-of-total')).toHaveText(`Page ${shown}/352`);
+      await expect(drawn).not.toHaveAttribute('data-rendered-at', before ?? '');
+    }
+    expect(asked.every((a) => a.range !== null && a.status === 206)).toBe(true);
+    // The document shown is the one the link gives: the signer can go on to sign it.
+    await acceptAndProceed(page);
+  });
+
   test('a second signer types the name in italic; the empty pad says so first', async ({ page }) => {
     const refId = await sendRequest(page.request, [people[1]], { otp: false });
     await page.goto(await inviteLink(page.request, people[1].email, refId));
