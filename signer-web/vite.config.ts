@@ -34,7 +34,11 @@ export default defineConfig({
     precompress(),
   ],
   resolve: {
-    alias: { '@esign/contract': path.resolve(here, '../api/contract/src/index.ts') },
+    alias: [
+      { find: /^@esign\/contract$/, replacement: path.resolve(here, '../api/contract/src/index.ts') },
+      // The route table alone (its own file, nothing imported): what boot.ts and link.ts need before the app loads.
+      { find: /^@esign\/contract\/routes$/, replacement: path.resolve(here, '../api/contract/src/routes.ts') },
+    ],
   },
   // onnxruntime-web's wasm (14 MB; 3.7 MB gzipped by precompress) is an asset of its own, never inlined; in development
   // it is served as it is (not pre-bundled), so its `new URL(..., import.meta.url)` keeps working.

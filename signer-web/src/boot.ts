@@ -1,4 +1,4 @@
-import { SignerRoutes } from '../../api/contract/src/routes';
+import { SignerRoutes } from '@esign/contract/routes';
 import { openEarly } from './esign/pdf';
 import { pdfWorkerPort } from './esign/pdf-early';
 import { documentPath, signerHeaders, signToken } from './link';

@@ -1,4 +1,4 @@
-import { Headers as ApiHeaders } from '../../api/contract/src/routes';
+import { Headers as ApiHeaders } from '@esign/contract/routes';
 
 // What identifies this tab's signer: read by boot.ts before the app's own modules have loaded, so nothing here imports
 // more than the route table.
