@@ -63,4 +63,3 @@ export const signerHeaders = (): Record<string, string> => {
   if (session) headers[ApiHeaders.signerSession] = session;
   return headers;
 };
-
