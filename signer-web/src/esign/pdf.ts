@@ -88,7 +88,13 @@ async function openPrefetched(bytes: Prefetched): Promise<PDFDocumentProxy> {
   };
   transport.requestDataRange = (begin: number, end: number) => {
     read(begin, end).then(
-      (chunk) => transport.onDataRange(begin, chunk),
+      (chunk) => {
+        try {
+          transport.onDataRange(begin, chunk);
+        } catch {
+          // The document was closed while this range was on its way (a new address replaced it): nothing waits for it.
+        }
+      },
       (error: unknown) => {
         console.error('The document could not be read:', error);
         void task?.destroy();
