@@ -21,10 +21,6 @@ export const storage = (page: Page): Promise<Record<string, string>> =>
   page.evaluate(() => Object.fromEntries(Object.entries(localStorage)));
 
 /**
- * Saves a screenshot of the screen (for looking at, not for asserting): into E2E_SHOTS_DIR when set, else into
- * tests/test-results/screens, which CI keeps with the test output.
- */
-/**
  * Waits until every finite animation and transition of the page has ended (spinners run forever and are left out):
  * axe-core reads a button that is still fading in (MUI's dialogs, menus, the signer app's steps) as low contrast.
  */
@@ -35,6 +31,10 @@ export const animationsDone = (page: Page): Promise<unknown> =>
       .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Number.POSITIVE_INFINITY),
   );
 
+/**
+ * Saves a screenshot of the screen (for looking at, not for asserting): into E2E_SHOTS_DIR when set, else into
+ * tests/test-results/screens, which CI keeps with the test output.
+ */
 export const shot = async (page: Page, name: string): Promise<void> => {
   const dir = process.env.E2E_SHOTS_DIR ?? path.join(__dirname, '..', 'test-results', 'screens');
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });

@@ -101,11 +101,17 @@ export class RequestCounts implements OnModuleInit {
    * and LIKE both fold ASCII only): text of 3 characters or more is looked up in their trigram index (nameIndex),
    * shorter text is found with instr() on request_names, cheaper than LIKE's matcher. MySQL/MariaDB keeps the name in
    * the column's own collation and matches with LIKE on request_names, so case and accents count as they do on
-   * `requests`. Null before onModuleInit made the SQLite triggers.
+   * `requests`. Null before onModuleInit made the SQLite triggers. `indexed`: nameIndex's answer for the same text,
+   * when the caller has asked it already.
    */
-  async matching(orgId: string, drafts: boolean, text: string): Promise<number | null> {
+  async matching(
+    orgId: string,
+    drafts: boolean,
+    text: string,
+    indexed?: Awaited<ReturnType<RequestCounts['nameIndex']>>,
+  ): Promise<number | null> {
     if (!this.enabled) return null;
-    const indexed = await this.nameIndex(orgId, drafts, text);
+    if (indexed === undefined) indexed = await this.nameIndex(orgId, drafts, text);
     if (indexed === false) return 0;
     if (indexed) {
       const rows = (await this.db.query(

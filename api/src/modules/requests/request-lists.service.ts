@@ -119,21 +119,22 @@ export class RequestListsService {
       params.push(containsPattern(q));
     }
     let filter = `WHERE ${where.join(' AND ')}`;
+    // A searched name on SQLite: where the names' trigram index has it, asked once for the total and the page.
+    const indexed = q ? await this.counts.nameIndex(orgId, query.drafts, q) : null;
     // The total from what the triggers keep: unfiltered, one row of the counts; searched, the names' trigram index on
     // SQLite, else a count of the narrow names table (request-counts.ts) rather than of the list index's wide entries.
     const total =
-      (q ? await this.counts.matching(orgId, query.drafts, q) : await this.counts.total(orgId, query.drafts)) ??
+      (q
+        ? await this.counts.matching(orgId, query.drafts, q, indexed)
+        : await this.counts.total(orgId, query.drafts)) ??
       Number(((await this.db.query(`SELECT COUNT(*) AS n FROM requests ${filter}`, params)) as { n: unknown }[])[0].n);
     if (q && total === 0) return { total, rows: [] };
     const hint = this.db.options.type === 'better-sqlite3' ? '' : `${MYSQL_LIST_INDEX} `;
-    if (q && (await this.fewMatch(orgId, query, total))) {
+    if (indexed && (await this.fewMatch(orgId, query, total))) {
       // Few names match: their Ref IDs from the trigram index, their rows by primary key, sorted, rather than a walk
       // of the list index that may pass every entry before it finds the page.
-      const indexed = await this.counts.nameIndex(orgId, query.drafts, q);
-      if (indexed) {
-        filter = `WHERE ref_id IN (${NAMES_MATCHING}) AND ${where.join(' AND ')}`;
-        params.unshift(...indexed);
-      }
+      filter = `WHERE ref_id IN (${NAMES_MATCHING}) AND ${where.join(' AND ')}`;
+      params.unshift(...indexed);
     }
     const column = { listedAt: 'listed_at', filename: 'filename', refId: 'ref_id' }[query.sortBy];
     const order = query.order === 'DESC' ? 'DESC' : 'ASC';
