@@ -142,6 +142,25 @@ export function issuerAndSerialOf(certificate: Uint8Array): { issuer: Uint8Array
   };
 }
 
+/** A certificate's subject Name, as the DER element it is in its TBSCertificate (what it issues names as issuer). */
+export function subjectOf(certificate: Uint8Array): Uint8Array {
+  const outer = elementAt(certificate, 0);
+  const [tbs] = childrenOf(certificate, outer);
+  if (outer.tag !== 0x30 || tbs?.tag !== 0x30) throw new NotDerError('Not an X.509 certificate.');
+  const fields = childrenOf(certificate, tbs);
+  const subject = fields.slice(fields[0]?.tag === 0xa0 ? 1 : 0)[4];
+  if (subject?.tag !== 0x30) throw new NotDerError('Not an X.509 certificate.');
+  return certificate.subarray(subject.start, subject.end);
+}
+
+/** A SubjectPublicKeyInfo's subjectPublicKey: the BIT STRING's bits (without its unused-bits octet). */
+export function publicKeyBitsOf(spki: Uint8Array): Uint8Array {
+  const outer = elementAt(spki, 0);
+  const [, bits] = childrenOf(spki, outer);
+  if (outer.tag !== 0x30 || bits?.tag !== 0x03) throw new NotDerError('Not a SubjectPublicKeyInfo.');
+  return spki.subarray(bits.contents + 1, bits.end);
+}
+
 const oid = (...bytes: number[]) => Uint8Array.from([0x06, bytes.length, ...bytes]);
 const PKCS9 = [0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09];
 /** The OIDs of the signed attributes and algorithms written here, as DER OBJECT IDENTIFIERs. */
@@ -151,7 +170,7 @@ const OID_SIGNING_CERTIFICATE_V2 = oid(...PKCS9, 0x10, 0x02, 0x2f);
 const OID_DATA = oid(0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01);
 /** AlgorithmIdentifiers as the schemas write them: SHA-256 without parameters, RSA with NULL, ECDSA without. */
 const SHA256_ALGORITHM = derElement(0x30, [oid(0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01)]);
-const RSA_SHA256_ALGORITHM = derElement(0x30, [
+export const RSA_SHA256_ALGORITHM = derElement(0x30, [
   oid(0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b),
   Uint8Array.from([0x05, 0x00]),
 ]);

@@ -244,6 +244,92 @@ describe('generated certificates', () => {
     expect(extensions(cert(certificatePem)).san).toBeUndefined();
   });
 
+  it.each([
+    ['with an e-mail and the links', 'asha.rao@example.com', true],
+    ['without an e-mail or links', null, false],
+  ])(
+    'writes the one-time certificate by hand byte for byte as @peculiar/x509 writes it (%s), and says its facts',
+    async (_, email, withLinks) => {
+      const links = withLinks ? pkiLinks('https://sign.example.com', 'org-42-abcdef012345') : undefined;
+      const person = { name: TRICKY_NAMES[2], email, organisation: 'Kumar, "K" & Co' };
+      const { certificatePem, facts } = await issueSignerCertificate(issuer, person, now, links);
+      const hand = cert(certificatePem);
+      // The same certificate through x509's generator: same serial, validity, key and issuer key (RSA PKCS#1 v1.5
+      // signatures are deterministic), the extensions in the order issue() gives them.
+      const again = await x509.X509CertificateGenerator.create({
+        serialNumber: hand.serialNumber,
+        subject: hand.subjectName,
+        issuer: issuer.cert.subjectName,
+        notBefore: hand.notBefore,
+        notAfter: hand.notAfter,
+        publicKey: hand.publicKey,
+        signingKey: issuer.key,
+        extensions: [
+          new x509.BasicConstraintsExtension(false, undefined, true),
+          new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
+          ...(email ? [new x509.SubjectAlternativeNameExtension([{ type: 'email', value: email }])] : []),
+          ...(links
+            ? [
+                new x509.AuthorityInfoAccessExtension({ ocsp: [links.ocspUrl], caIssuers: [links.caIssuersUrl] }),
+                new x509.CRLDistributionPointsExtension([links.crlUrl]),
+              ]
+            : []),
+          await x509.SubjectKeyIdentifierExtension.create(hand.publicKey),
+          new x509.AuthorityKeyIdentifierExtension(extensions(issuer.cert).ski!),
+        ],
+      });
+      expect(Buffer.from(hand.rawData).toString('hex')).toBe(Buffer.from(again.rawData).toString('hex'));
+      expect(certificatePem).toBe(`${again.toString('pem')}\n`);
+      // Written by hand (x509's generator answers its own certificate object), and told without parsing it back.
+      expect(facts).not.toBeInstanceOf(x509.X509Certificate);
+      expect(Buffer.from(facts.rawData)).toEqual(Buffer.from(hand.rawData));
+      expect(facts).toMatchObject({
+        serialNumber: hand.serialNumber,
+        subject: hand.subject,
+        issuer: hand.issuer,
+        notBefore: hand.notBefore,
+        notAfter: hand.notAfter,
+      });
+      expect(hand.notAfter).toEqual(addYears(notBefore, 10));
+      // OpenSSL's verifier takes it under the organisation CA and the root.
+      const verified = openssl(
+        'verify',
+        '-CAfile',
+        file('hand-root.pem', root.certPem),
+        '-untrusted',
+        file('hand-ca.pem', orgCa.certPem),
+        '-purpose',
+        'any',
+        file('hand-leaf.pem', certificatePem),
+      );
+      expect(verified).toMatch(/: OK/);
+    },
+  );
+
+  it('issues through @peculiar/x509 what it does not write by hand (an ECDSA issuer, a non-ASCII e-mail)', async () => {
+    const key = file('ec-ca.key', openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout'));
+    const ecCa = openssl(
+      ...['req', '-x509', '-new', '-key', key, '-sha256', '-days', '3650', '-subj', '/O=EC Org/CN=EC Org CA'],
+      ...['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
+    );
+    const ecIssuer = await loadIssuer({ certPem: ecCa, keyPem: readFileSync(key, 'utf8') }, []);
+    for (const [material, email, ca] of [
+      [ecIssuer, 'ec@example.com', ecCa],
+      [issuer, 'zoë@example.com', orgCa.certPem],
+    ] as const) {
+      const { certificatePem, facts } = await issueSignerCertificate(
+        material,
+        { name: 'A', email, organisation: 'O' },
+        now,
+      );
+      const c = cert(certificatePem);
+      expect(await c.verify({ publicKey: cert(ca).publicKey, date: now })).toBe(true);
+      expect(extensions(c).san).toEqual([{ type: 'email', value: email }]);
+      expect(facts).toBeInstanceOf(x509.X509Certificate);
+      expect(facts).toMatchObject({ serialNumber: c.serialNumber, subject: c.subject, notAfter: c.notAfter });
+    }
+  });
+
   it('makes signer certificates valid for 10 years, but never beyond their issuer', async () => {
     const fromRoot = await issueSignerCertificate(await loadIssuer(root, []), { name: 'A', organisation: 'O' }, now);
     expect(cert(fromRoot.certificatePem).notAfter).toEqual(addYears(notBefore, 10));

@@ -27,6 +27,7 @@ import { AsnConvert, AsnProp, AsnPropTypes, OctetString } from '@peculiar/asn1-s
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
+import { derElement, publicKeyBitsOf, RSA_SHA256_ALGORITHM, subjectOf } from '../pdf/cms-der';
 import { parsedCertificate, perCertificate, rememberCertificate } from './parsed-certificates';
 
 // @peculiar/x509 signs and hashes through whatever WebCrypto it is given; Node's can do everything needed here.
@@ -271,13 +272,14 @@ export async function pdfSignerFromPem(pair: KeyPairPem, chainPems: string[]): P
  * Verifiers (poppler/NSS) reject a second signature made with the same certificate in one PDF, so every electronic
  * signature gets its own certificate and throwaway P-256 key (non-extractable, gone when the Signer is). It is valid
  * for 10 years, capped by the issuer's own expiry, so that the signature keeps verifying long after it was made.
+ * `facts`: what the seal records and shows of it (subject, serial, validity), known without parsing it back.
  */
 export async function issueSignerCertificate(
   issuer: IssuerMaterial,
   person: { name: string; email?: string | null; organisation: string },
   now: Date,
   links?: PkiLinks,
-): Promise<{ signer: Signer; certificatePem: string }> {
+): Promise<{ signer: Signer; certificatePem: string; facts: CertificateFacts }> {
   const keys = (await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
     'sign',
     'verify',
@@ -288,16 +290,123 @@ export async function issueSignerCertificate(
     ['CN', person.name],
   ];
   if (email) parts.push(['E', email]);
-  const cert = await issue(issuer, keys.publicKey, dn(parts), now, 10, [
+  const chain = [issuer.cert, ...issuer.chain].map(der);
+  const byHand = await issueLeafDer(issuer, keys.publicKey, dn(parts), now, email, links);
+  if (byHand) {
+    const signer = new CryptoKeySigner(keys.privateKey, byHand.rawData, 'EC', 'ECDSA', chain);
+    return { signer, certificatePem: pemOfDer(byHand.rawData), facts: byHand };
+  }
+  const cert = await issue(issuer, keys.publicKey, dn(parts), now, LEAF_YEARS, [
     ...leafExtensions(email),
     ...linkExtensions(links),
   ]);
-  const chain = [issuer.cert, ...issuer.chain].map(der);
   const signer = new CryptoKeySigner(keys.privateKey, der(cert), 'EC', 'ECDSA', chain);
   const certificatePem = pem(cert);
   rememberCertificate(certificatePem, cert);
-  return { signer, certificatePem };
+  return { signer, certificatePem, facts: cert };
 }
+
+/** The facts of a certificate the seal records and shows (an x509 certificate has them; so does one made by hand). */
+export interface CertificateFacts {
+  rawData: ArrayBuffer | Uint8Array;
+  serialNumber: string;
+  subject: string;
+  issuer: string;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+const LEAF_YEARS = 10;
+const VERSION_3 = Uint8Array.from([0xa0, 0x03, 0x02, 0x01, 0x02]);
+const derOid = (...bytes: number[]) => Uint8Array.from([0x06, bytes.length, ...bytes]);
+const OID_SUBJECT_KEY_IDENTIFIER = derOid(0x55, 0x1d, 0x0e);
+const OID_SUBJECT_ALT_NAME = derOid(0x55, 0x1d, 0x11);
+const OID_AUTHORITY_KEY_IDENTIFIER = derOid(0x55, 0x1d, 0x23);
+/** An issuer's subject Name (DER, from its certificate) and key identifier, read once per issuer certificate. */
+const issuerFacts = new WeakMap<x509.X509Certificate, Promise<{ subject: Uint8Array; keyId: Uint8Array }>>();
+
+/**
+ * The one-time certificate written as DER here (issue 23): through @peculiar/x509's schemas a certificate took about
+ * 6 ms, once per signer in every seal; written here it is the key's, the signature's and a few copies' time. The
+ * bytes are those x509 writes for the same input (a test compares them): version 3, the serial, sha256WithRSA, the
+ * issuer's subject as its certificate has it, the validity to the second, the subject, the key, and the extensions in
+ * issue()'s order (basic constraints, key usage, the e-mail, AIA, CRL distribution point, SKI, AKI). Only for an RSA
+ * issuer (the generated organisation CAs, most imported ones) and an ASCII e-mail; null otherwise (x509 writes it).
+ */
+async function issueLeafDer(
+  issuer: IssuerMaterial,
+  publicKey: CryptoKey,
+  subject: x509.Name,
+  now: Date,
+  email: string | undefined,
+  links: PkiLinks | undefined,
+): Promise<(CertificateFacts & { rawData: Uint8Array }) | null> {
+  const algorithm = issuer.key.algorithm as webcrypto.RsaHashedKeyAlgorithm;
+  if (algorithm.name !== 'RSASSA-PKCS1-v1_5' || algorithm.hash?.name !== 'SHA-256') return null;
+  if (email !== undefined && !/^[\x20-\x7e]{1,127}$/.test(email)) return null;
+  let known = issuerFacts.get(issuer.cert);
+  if (!known) {
+    known = issuerKeyFacts(issuer.cert);
+    issuerFacts.set(issuer.cert, known);
+  }
+  const { subject: issuerName, keyId: issuerKeyId } = await known;
+  const spki = new Uint8Array(await subtle.exportKey('spki', publicKey));
+  const keyId = createHash('sha1').update(publicKeyBitsOf(spki)).digest();
+  const serial = newSerialNumber();
+  const notBefore = toSecond(skewed(now));
+  const wanted = addYears(notBefore, LEAF_YEARS);
+  const notAfter = toSecond(wanted < issuer.cert.notAfter ? wanted : issuer.cert.notAfter);
+  const extensions: Uint8Array[] = [...leafExtensions(), ...linkExtensions(links)].map(
+    (e) => new Uint8Array(e.rawData),
+  );
+  if (email) {
+    const name = derElement(0x30, [derElement(0x81, [Buffer.from(email, 'latin1')])]);
+    extensions.splice(2, 0, derElement(0x30, [OID_SUBJECT_ALT_NAME, derElement(0x04, [name])]));
+  }
+  extensions.push(
+    derElement(0x30, [OID_SUBJECT_KEY_IDENTIFIER, derElement(0x04, [derElement(0x04, [keyId])])]),
+    derElement(0x30, [
+      OID_AUTHORITY_KEY_IDENTIFIER,
+      derElement(0x04, [derElement(0x30, [derElement(0x80, [issuerKeyId])])]),
+    ]),
+  );
+  const tbs = derElement(0x30, [
+    VERSION_3,
+    derElement(0x02, [Buffer.from(serial, 'hex')]),
+    RSA_SHA256_ALGORITHM,
+    issuerName,
+    derElement(0x30, [derTime(notBefore), derTime(notAfter)]),
+    new Uint8Array(subject.toArrayBuffer()),
+    spki,
+    derElement(0xa3, [derElement(0x30, extensions)]),
+  ]);
+  const signature = new Uint8Array(await subtle.sign({ name: 'RSASSA-PKCS1-v1_5' }, issuer.key, tbs));
+  const rawData = derElement(0x30, [tbs, RSA_SHA256_ALGORITHM, derElement(0x03, [Uint8Array.of(0), signature])]);
+  return {
+    rawData,
+    serialNumber: serial,
+    subject: subject.toString(),
+    issuer: issuer.cert.subject,
+    notBefore,
+    notAfter,
+  };
+}
+
+async function issuerKeyFacts(cert: x509.X509Certificate): Promise<{ subject: Uint8Array; keyId: Uint8Array }> {
+  const keyId =
+    cert.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId ??
+    (await x509.SubjectKeyIdentifierExtension.create(cert.publicKey)).keyId;
+  return { subject: subjectOf(der(cert)), keyId: Buffer.from(keyId, 'hex') };
+}
+
+/** A Time (RFC 5280 4.1.2.5): UTCTime through 2049, GeneralizedTime from 2050, to the second. */
+function derTime(date: Date): Uint8Array {
+  const digits = date.toISOString().replace(/[-:T]|\.\d+/g, '');
+  const utc = date.getUTCFullYear() < 2050;
+  return derElement(utc ? 0x17 : 0x18, [Buffer.from(utc ? digits.slice(2) : digits, 'latin1')]);
+}
+
+const toSecond = (date: Date) => new Date(Math.floor(date.getTime() / 1000) * 1000);
 
 /**
  * Organisations bring their own certificate as PKCS#12. Node cannot read PKCS#12, so this walks it with the ASN.1
@@ -563,6 +672,15 @@ function pem(cert: x509.X509Certificate): string {
 
 function der(cert: x509.X509Certificate): Uint8Array {
   return new Uint8Array(cert.rawData);
+}
+
+/** PEM as x509 writes it (64 characters a line), with the final newline pem() adds. */
+function pemOfDer(bytes: Uint8Array): string {
+  const lines =
+    Buffer.from(bytes)
+      .toString('base64')
+      .match(/.{1,64}/g) ?? [];
+  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
 // From the leaf up, following issuer names; certificates that are not in the leaf's chain are dropped.

@@ -13,6 +13,7 @@ import {
   loadIssuer,
   pkiLinks,
   privateKeyOf,
+  type CertificateFacts,
   type KeyPairPem,
   type PkiLinks,
 } from './certificates';
@@ -93,13 +94,14 @@ export class PkiRegistry {
    */
   async record(
     caId: string,
-    input: CertificateInput,
+    input: CertificateInput | CertificateFacts,
     kind: PkiCertificateKind,
     orgId: string | null,
     options: { again?: boolean; manager?: EntityManager } = {},
   ): Promise<void> {
-    const cert = certificate(input);
-    const sha256 = createHash('sha256').update(Buffer.from(cert.rawData)).digest('hex');
+    // A certificate just issued here comes with its facts (issueSignerCertificate's): it is not parsed back.
+    const cert = typeof input === 'string' || input instanceof Uint8Array ? certificate(input) : input;
+    const sha256 = createHash('sha256').update(new Uint8Array(cert.rawData)).digest('hex');
     if (options.again && this.known.has(`cert:${sha256}`)) return;
     const row = {
       serial: normaliseSerial(cert.serialNumber),

@@ -370,14 +370,14 @@ export class SealPkiService {
     const material = await cached.material;
     await this.revocation.assertNotRevoked([issuer.certPem, ...splitPems(issuer.chainPem)].map(derOf));
     const caId = caIdOf(orgLabel(org.id), issuer.certPem);
-    const { signer, certificatePem } = await issueSignerCertificate(
+    const { signer, facts } = await issueSignerCertificate(
       material,
       { name: person.name, email: person.email, organisation: org.name },
       this.clock.now(),
       this.registry.links(caId),
     );
-    await this.registry.record(caId, certificatePem, 'signer', org.id);
-    return { signer, certificate: summary(certificatePem) };
+    await this.registry.record(caId, facts, 'signer', org.id);
+    return { signer, certificate: { subject: facts.subject, issuer: facts.issuer, serialNumber: facts.serialNumber } };
   }
 
   /** The organisation's seal, for the final signature over the completed document. */
