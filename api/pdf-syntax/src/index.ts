@@ -54,6 +54,7 @@ export {
   firstUnparsableObject,
   indexInObjectStream,
   objectByEntries,
+  objectKindByEntries,
   objectStreamByEntries,
   objectStreamIndex,
   PdfObjects,

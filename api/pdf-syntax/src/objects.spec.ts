@@ -1,7 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import { readFixture } from '@esign/test-support';
 import { isDict, nameOf, PdfRef, sameValue } from './lexer';
-import { endsInsideObject, objectByEntries, PdfObjects } from './objects';
+import { endsInsideObject, objectByEntries, objectKindByEntries, PdfObjects, streamByEntries } from './objects';
 import { rebuildCrossReference } from './rebuild';
 import { readCrossReference } from './xref';
 
@@ -86,6 +86,32 @@ describe('reading by the cross-reference data', () => {
     const wrong = new Map(entries).set(num, { ...entry, index: entry.index + 50 });
     expect(objectByEntries(bytes, wrong, num)).toEqual(objectByEntries(bytes, entries, num));
     expect(objectByEntries(bytes, wrong, num)).not.toBeUndefined();
+  });
+
+  it('tells a stream object from a dictionary without finding its data, as streamByEntries does for sound streams', () => {
+    for (const name of ['normal.pdf', 'fancy_fields.pdf', 'freeculture.pdf']) {
+      const bytes = fixture(name);
+      const { entries } = readCrossReference(bytes);
+      let streams = 0;
+      for (const [num, entry] of entries) {
+        if (!entry || (entry.type === 1 && entry.offset === 0)) continue;
+        const kind = objectKindByEntries(bytes, entries, num);
+        expect(kind.value).toEqual(objectByEntries(bytes, entries, num));
+        expect(kind.stream).toBe(streamByEntries(bytes, entries, num) !== undefined);
+        if (kind.stream) streams++;
+      }
+      expect(streams).toBeGreaterThan(0);
+    }
+    // A dictionary followed by anything but the keyword is not a stream; a stream without its endstream still is.
+    const text = '%PDF-1.7\n1 0 obj\n<< /A 1 >>\nendobj\n2 0 obj\n<< /Length 99 >>\nstream\nabc';
+    const bytes = Buffer.from(text, 'latin1');
+    const entries = new Map([
+      [1, { type: 1 as const, offset: text.indexOf('1 0 obj'), gen: 0 }],
+      [2, { type: 1 as const, offset: text.indexOf('2 0 obj'), gen: 0 }],
+    ]);
+    expect(objectKindByEntries(bytes, entries, 1).stream).toBe(false);
+    expect(objectKindByEntries(bytes, entries, 2).stream).toBe(true);
+    expect(streamByEntries(bytes, entries, 2)).toBeUndefined();
   });
 
   it('tells a file cut off inside an object', () => {

@@ -487,6 +487,26 @@ export function objectByEntries(
 }
 
 /**
+ * As objectByEntries, and whether the object is a stream (a dictionary followed by the `stream` keyword, whatever its
+ * data): the signing engine asks both of each page it changes, and a stream's bounds need not be found for that.
+ */
+export function objectKindByEntries(
+  buf: Buffer,
+  entries: XrefEntries,
+  num: number,
+  budget: InflateBudget = unbounded(),
+  streams: ObjectStreamCache = new Map(),
+): { value: PdfValue | undefined; stream: boolean } {
+  const entry = entries.get(num);
+  if (entry?.type !== 1) return { value: objectByEntries(buf, entries, num, budget, streams), stream: false };
+  const found = plainByEntry(buf, num, entry.offset, entry.gen);
+  if (!found) return { value: undefined, stream: false };
+  if (!isDict(found.value)) return { value: found.value, stream: false };
+  found.lexer.skipSpace();
+  return { value: found.value, stream: found.lexer.matchKeyword('stream') };
+}
+
+/**
  * The first object the cross-reference data lists that is there but does not parse: its value (or its stream's
  * bounds) is malformed, or the object stream holding it cannot be decoded. Entries at offset 0, and entries whose
  * object is not where they say (read as null), are not counted. Undefined when every object parses. `streams`

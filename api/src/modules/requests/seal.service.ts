@@ -280,7 +280,11 @@ export class SealService implements OnModuleInit {
 
   /** The stored document `key` for the engine: the version this process made when it has it, else read from storage. */
   private async document(key: string): Promise<DocumentInput> {
-    return this.recent.get(key) ?? (await this.storage.get(key));
+    const recent = this.recent.get(key);
+    if (recent) return recent;
+    // The SHA-256 storage checked the bytes with is the document's running hash: they are not hashed again.
+    const { bytes, hash } = await this.storage.getHashed(key);
+    return this.engine.open(bytes, hash);
   }
 
   /** Keeps the engine's version of a document just stored (a few, the newest last: concurrent jobs each find theirs). */
@@ -320,7 +324,7 @@ export class SealService implements OnModuleInit {
     const { signer, certificate } = await this.pki.signerFor(org, party);
     const cms = await this.engine.signWith(prepared.digest, signer);
     const finished = await this.finish(req, party, prepared, cms, policy);
-    const stored = await this.storage.put(bufferOf(finished.document), finished.signed.key);
+    const stored = await this.storage.put(finished.signed.parts, finished.signed.key);
     this.remember(stored.key, finished.signed);
     const committed = await this.db.transaction((manager) =>
       this.commitSigned(manager, req, party.id, base, stored.key, certificate, now, finished, (me) =>
@@ -343,7 +347,7 @@ export class SealService implements OnModuleInit {
     if (external.baseFileKey !== base) return this.discardExternal(req, party, external, now);
     const prepared = this.engine.preparedFrom(await this.storage.get(external.preparedFileKey));
     const finished = await this.finish(req, party, prepared, await this.storage.get(external.cmsKey), policy);
-    const stored = await this.storage.put(bufferOf(finished.document), finished.signed.key);
+    const stored = await this.storage.put(finished.signed.parts, finished.signed.key);
     this.remember(stored.key, finished.signed);
     const committed = await this.db.transaction(async (manager) => {
       const done = await this.commitSigned(
@@ -587,15 +591,14 @@ export class SealService implements OnModuleInit {
     });
     const cms = await this.engine.signWith(prepared.digest, seal.signer);
     const sealed = await this.engine.finish(prepared, cms, levelRank(planned) >= levelRank('B-T') ? 'B-T' : 'B-B');
-    let document = sealed.document;
     let level: SignatureLevel = sealed.level;
     let archive: ArchivedDocument | null = null;
     if (planned === 'B-LT' || planned === 'B-LTA') {
       archive = await this.engine.archive(sealed.signed, planned);
-      document = archive.document;
       level = archive.level;
     }
-    const stored = await this.storage.put(bufferOf(document), (archive ?? sealed).signed.key);
+    const { signed } = archive ?? sealed;
+    const stored = await this.storage.put(signed.parts, signed.key);
     const renewAt = archive?.timestamp ? renewalTime(archive.timestamp) : null;
 
     const done = await this.db.transaction(async (manager) => {
@@ -709,9 +712,4 @@ function certificateFields(parties: PartyEntity[]): CertificateField[] {
       attachment: file ? { name: file.name, type: file.type, size: file.size } : null,
     };
   });
-}
-
-/** The engine's bytes as a Buffer without copying them (a signed freeculture.pdf is 3 MB, seven times per seal). */
-function bufferOf(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { ByteRange } from '../../common/http/byte-range';
 
@@ -14,9 +14,16 @@ export abstract class DocumentStorage {
    * the document it appends to: issue 23's "hash once"); a wrong one would be a bug, which S3 refuses by its checksum
    * and every later read of the key reports.
    */
-  abstract put(bytes: Buffer, sha256?: string): Promise<{ key: string; size: number }>;
+  abstract put(bytes: Buffer | readonly Buffer[], sha256?: string): Promise<{ key: string; size: number }>;
   /** The bytes of a key, checked against the key; NOT_FOUND when absent. */
-  abstract get(key: string): Promise<Buffer>;
+  async get(key: string): Promise<Buffer> {
+    return (await this.getHashed(key)).bytes;
+  }
+  /**
+   * As get(), with the SHA-256 the bytes were checked with, not yet digested: the signing engine continues it over
+   * the revisions it appends instead of hashing the document again (issue 23: "hash once").
+   */
+  abstract getHashed(key: string): Promise<{ bytes: Buffer; hash: Hash }>;
   /**
    * The bytes of a key as a stream, for downloads: NOT_FOUND rejects the promise before any byte; bytes that do not
    * match the key destroy the stream with an error at the end (see verifiedStream).
@@ -43,6 +50,20 @@ export abstract class DocumentStorage {
 }
 
 export const STORAGE_KEY = /^[0-9a-f]{64}$/;
+
+/**
+ * The bytes put() was given, as pieces: a document the signing engine made is its stored file followed by each
+ * revision's update (issue 23: joining them copied 3 MB per revision), written one after the other.
+ */
+export const piecesOf = (bytes: Buffer | readonly Buffer[]): readonly Buffer[] =>
+  Buffer.isBuffer(bytes) ? [bytes] : bytes;
+
+/** The SHA-256 (hex) of the pieces in order: of the bytes they make. */
+export function sha256Of(pieces: readonly Buffer[]): string {
+  const hash = createHash('sha256');
+  for (const piece of pieces) hash.update(piece);
+  return hash.digest('hex');
+}
 
 export const hashMismatch = (key: string): Error => new Error(`stored document ${key} does not match its hash`);
 

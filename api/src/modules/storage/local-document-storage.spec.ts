@@ -42,6 +42,33 @@ describe('LocalDocumentStorage', () => {
     expect((await storage.put(other, '../../etc/passwd')).key).toBe(createHash('sha256').update(other).digest('hex'));
   });
 
+  it('stores a document given as pieces (a file and its revisions) as the bytes they make, under their SHA-256', async () => {
+    const pieces = [Buffer.from('%PDF-1.7 the file\n'), Buffer.alloc(0), Buffer.from('1 0 obj\n<<>>\nendobj\n')];
+    const whole = Buffer.concat(pieces);
+    const sha = createHash('sha256').update(whole).digest('hex');
+    expect(await storage.put(pieces)).toEqual({ key: sha, size: whole.length });
+    expect((await storage.get(sha)).equals(whole)).toBe(true);
+    const more = [whole, Buffer.from('2 0 obj\nnull\nendobj\n')];
+    const moreSha = createHash('sha256').update(Buffer.concat(more)).digest('hex');
+    expect(await storage.put(more, moreSha)).toEqual({ key: moreSha, size: Buffer.concat(more).length });
+    expect((await storage.get(moreSha)).equals(Buffer.concat(more))).toBe(true);
+  });
+
+  it('gives a document with the SHA-256 its read was checked with, to be continued over what is appended', async () => {
+    const bytes = Buffer.from('%PDF-1.7 a document read back');
+    const { key } = await storage.put(bytes);
+    const read = await storage.getHashed(key);
+    expect(read.bytes.equals(bytes)).toBe(true);
+    const update = Buffer.from('\n1 0 obj\nnull\nendobj\n');
+    expect(read.hash.copy().update(update).digest('hex')).toBe(
+      createHash('sha256')
+        .update(Buffer.concat([bytes, update]))
+        .digest('hex'),
+    );
+    writeFileSync(join(root, key.slice(0, 2), key.slice(2, 4), key), Buffer.from('%PDF-1.7 changed'));
+    await expect(storage.getHashed(key)).rejects.toThrow(/does not match its hash/);
+  });
+
   it('never overwrites: storing the same bytes again keeps the original file', async () => {
     const bytes = Buffer.from('same content');
     const { key } = await storage.put(bytes);

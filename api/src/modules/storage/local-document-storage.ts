@@ -1,13 +1,19 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, link, mkdir, open, readFile, statfs, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
 import type { ByteRange } from '../../common/http/byte-range';
-import { DocumentStorage, rangeOf, STORAGE_KEY, VerifiedKeys, verifiedStream } from './document-storage';
-
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+import {
+  DocumentStorage,
+  piecesOf,
+  rangeOf,
+  sha256Of,
+  STORAGE_KEY,
+  VerifiedKeys,
+  verifiedStream,
+} from './document-storage';
 
 /**
  * Files under $DATA_DIR/files/ab/cd/<sha256>. A write goes to a temporary file first and is then hard-linked into
@@ -24,14 +30,16 @@ export class LocalDocumentStorage extends DocumentStorage {
     super();
   }
 
-  async put(bytes: Buffer, known?: string): Promise<{ key: string; size: number }> {
-    const key = known && STORAGE_KEY.test(known) ? known : sha256(bytes);
+  async put(bytes: Buffer | readonly Buffer[], known?: string): Promise<{ key: string; size: number }> {
+    const pieces = piecesOf(bytes);
+    const size = pieces.reduce((n, piece) => n + piece.length, 0);
+    const key = known && STORAGE_KEY.test(known) ? known : sha256Of(pieces);
     const path = this.pathOf(key);
-    if (await this.exists(key)) return { key, size: bytes.length };
+    if (await this.exists(key)) return { key, size };
     const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       await mkdir(join(path, '..'), { recursive: true });
-      await writeFile(temp, bytes, { flag: 'wx', mode: 0o640 });
+      await writeFile(temp, pieces, { flag: 'wx', mode: 0o640 });
     } catch (err) {
       // A recursive mkdir on a read-only file system says ENOENT: ask the folder itself, whose EROFS (or EACCES)
       // is what the error filter answers 503 for (issue 24). A partly written temporary file is removed.
@@ -49,10 +57,10 @@ export class LocalDocumentStorage extends DocumentStorage {
     } finally {
       await unlink(temp).catch(() => undefined);
     }
-    return { key, size: bytes.length };
+    return { key, size };
   }
 
-  async get(key: string): Promise<Buffer> {
+  async getHashed(key: string): Promise<{ bytes: Buffer; hash: Hash }> {
     if (!STORAGE_KEY.test(key)) throw new AppError('NOT_FOUND', 'No such document.');
     let bytes: Buffer;
     try {
@@ -61,8 +69,9 @@ export class LocalDocumentStorage extends DocumentStorage {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new AppError('NOT_FOUND', 'No such document.');
       throw err;
     }
-    if (sha256(bytes) !== key) throw new Error(`stored document ${key} does not match its hash`);
-    return bytes;
+    const hash = createHash('sha256').update(bytes);
+    if (hash.copy().digest('hex') !== key) throw new Error(`stored document ${key} does not match its hash`);
+    return { bytes, hash };
   }
 
   async stream(key: string): Promise<Readable> {

@@ -80,6 +80,15 @@ describe('S3DocumentStorage (against s3rver)', () => {
     expect((await storage.get(key)).equals(bytes)).toBe(true);
   });
 
+  it('stores a document given as pieces as the bytes they make, checked by S3 against the hash given', async () => {
+    const pieces = [Buffer.from('%PDF-1.7 the file\n'), Buffer.from('1 0 obj\n<<>>\nendobj\n')];
+    const whole = Buffer.concat(pieces);
+    expect(await storage.put(pieces, sha256(whole))).toEqual({ key: sha256(whole), size: whole.length });
+    expect((await storage.get(sha256(whole))).equals(whole)).toBe(true);
+    const other = [Buffer.from('%PDF-1.7 another\n')];
+    expect((await storage.put(other)).key).toBe(sha256(other[0]));
+  });
+
   it('stores the same bytes once, however often and however concurrently they are put', async () => {
     const bytes = Buffer.from('same content');
     const { key } = await storage.put(bytes);

@@ -7,7 +7,7 @@ import {
   S3Client,
   type GetObjectCommandOutput,
 } from '@aws-sdk/client-s3';
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
 import type { ByteRange } from '../../common/http/byte-range';
@@ -81,7 +81,8 @@ export class S3DocumentStorage extends DocumentStorage {
     return `bucket ${this.options.bucket} at ${this.options.endpoint ?? `AWS S3 (${this.options.region})`}`;
   }
 
-  async put(bytes: Buffer, known?: string): Promise<{ key: string; size: number }> {
+  async put(given: Buffer | readonly Buffer[], known?: string): Promise<{ key: string; size: number }> {
+    const bytes = Buffer.isBuffer(given) ? given : Buffer.concat(given as Buffer[]);
     // A hash the caller already has is still checked by S3 against the bytes (ChecksumSHA256).
     const digest =
       known && STORAGE_KEY.test(known) ? Buffer.from(known, 'hex') : createHash('sha256').update(bytes).digest();
@@ -106,7 +107,7 @@ export class S3DocumentStorage extends DocumentStorage {
     return { key, size: bytes.length };
   }
 
-  async get(key: string): Promise<Buffer> {
+  async getHashed(key: string): Promise<{ bytes: Buffer; hash: Hash }> {
     const { body } = await this.open(key);
     const hash = createHash('sha256');
     const chunks: Buffer[] = [];
@@ -114,8 +115,8 @@ export class S3DocumentStorage extends DocumentStorage {
       hash.update(chunk as Buffer);
       chunks.push(chunk as Buffer);
     }
-    if (hash.digest('hex') !== key) throw hashMismatch(key);
-    return Buffer.concat(chunks);
+    if (hash.copy().digest('hex') !== key) throw hashMismatch(key);
+    return { bytes: Buffer.concat(chunks), hash };
   }
 
   async stream(key: string): Promise<Readable> {

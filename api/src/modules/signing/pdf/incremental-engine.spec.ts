@@ -219,6 +219,59 @@ describe('IncrementalEngine: stamps where the console showed the box, upright on
     expect(verified.signatures).toHaveLength(6);
     for (const signature of verified.signatures) expect(signature).toMatchObject({ valid: true, trusted: true });
   });
+  it('leaves a version as it was when a revision is made from it: two revisions from one version see only their own stamp', async () => {
+    // freeculture.pdf's pages hold their /Resources and /XObject dictionaries inline: a revision copies the page
+    // dictionary shallowly and those two as it changes them, so the version it started from must not change.
+    const original = readFixture('pdfs', 'freeculture.pdf');
+    const inspected = await inspectPdf({ bytes: original, filename: 'freeculture.pdf', mimeType: 'application/pdf' });
+    const engine = engineB();
+    const boxesAt = (x: number) =>
+      placeBoxes({
+        rectangle: `${x},700,${x + 50},730`,
+        pageNo: [1, 2, 3],
+        applyAll: false,
+        totalPages: inspected.totalPages,
+        geometry: inspected.geometry,
+      });
+    const sign = async (document: DocumentInput, x: number, party: number) => {
+      const { signer } = await signerFor(`Signer ${party}`);
+      const prepared = await engine.prepareParty(
+        document,
+        { boxes: boxesAt(x), text: { value: `Signer ${party}`, italic: false } },
+        { fieldName: `esign_party_${party}_${x}`, reason: 'test', signingTime: new Date() },
+      );
+      return engine.finish(prepared, await engine.signWith(prepared.digest, signer), 'B-B');
+    };
+    // The stamps page 2 names in the newest revision of a file: its XObject dictionary's EsignStamp entries.
+    const stampsOfPage2 = (bytes: Uint8Array, from: number) => {
+      const update = Buffer.from(bytes).subarray(from).toString('latin1');
+      const pages = [...update.matchAll(/\/Type\s*\/Page\b[^]*?endobj/g)].map((m) => m[0]);
+      return pages.map((page) => [...page.matchAll(/\/(EsignStamp\d+)_\d+/g)].map((m) => m[1]).sort());
+    };
+    const first = await sign(original, 100, 1);
+    const a = await sign(first.signed, 200, 2);
+    const b = await sign(first.signed, 300, 3);
+    const [one] = stampsOfPage2(first.document, original.length);
+    const [withA] = stampsOfPage2(a.document, first.document.length);
+    const [withB] = stampsOfPage2(b.document, first.document.length);
+    expect(one).toHaveLength(1);
+    expect(withA).toHaveLength(2);
+    expect(withB).toHaveLength(2);
+    // Each names the first signer's stamp and its own, never the other branch's.
+    expect(withA[0]).toBe(one[0]);
+    expect(withB[0]).toBe(one[0]);
+    expect(first.signed.structure().pages).toHaveLength(352);
+    // The version both came from still reads as it was written: its page 2 names only the first stamp.
+    const page2 = first.signed.structure().pages[1];
+    const written = first.signed.structure().written.get(page2.num) as Map<string, unknown>;
+    const resources = written.get('Resources') as Map<string, Map<string, unknown>>;
+    expect([...resources.get('XObject')!.keys()].filter((k) => k.startsWith('EsignStamp'))).toHaveLength(1);
+    for (const signed of [a, b]) {
+      const verified = runPdfVerify(signed.document, [caPem], original);
+      expect(verified.problems).toEqual([]);
+      expect(verified.signatures).toHaveLength(2);
+    }
+  });
 });
 
 describe('assertTimestampCovers: a document timestamp is stored only when it hashes to what its token was asked for', () => {

@@ -183,7 +183,16 @@ export class IncrementalEngine extends SigningEngine {
       prepared instanceof PreparedRevision
         ? prepared.signed(signed)
         : SigningDocument.of(embedExternal(prepared.document, signed));
-    return { signed: document, document: document.bytes, cms: signed, level: timestamp ? 'B-T' : 'B-B', timestamp };
+    return {
+      signed: document,
+      // The whole file only for a caller that asks (the seal job stores the parts: signed.parts).
+      get document() {
+        return document.bytes;
+      },
+      cms: signed,
+      level: timestamp ? 'B-T' : 'B-B',
+      timestamp,
+    };
   }
 
   async archive(input: DocumentInput, level: 'B-LT' | 'B-LTA'): Promise<ArchivedDocument> {
@@ -214,9 +223,12 @@ export class IncrementalEngine extends SigningEngine {
       document = prepared.signed(timestamp.token);
       assertTimestampCovers(document.bytes, prepared.digest);
     }
+    const archived = document;
     return {
-      signed: document,
-      document: document.bytes,
+      signed: archived,
+      get document() {
+        return archived.bytes;
+      },
       level,
       gaps: record.gaps,
       timestamp,

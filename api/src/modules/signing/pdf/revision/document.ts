@@ -3,7 +3,7 @@ import {
   isDict,
   nameOf,
   numberOf,
-  objectByEntries,
+  objectKindByEntries,
   PdfName,
   PdfRef,
   PdfString,
@@ -35,6 +35,8 @@ interface Base {
   streams: ObjectStreamCache;
   /** Objects of `buf` read so far (never changed: a revision edits copies). */
   values: Map<number, PdfValue | undefined>;
+  /** Which of those are streams (their dictionary is in `values`). */
+  streamNums: Set<number>;
 }
 
 /** What the newest trailer says, and where the newest cross-reference section is. */
@@ -77,14 +79,20 @@ const MAX_PAGE_TREE_DEPTH = 64;
  */
 export class SigningDocument {
   private structureRead: Structure | null;
+  /** The bytes as the pieces they were made of (the stored file, then each revision's update), until asked whole. */
+  private pieces: readonly Buffer[];
   readonly key: string;
+  /** The number of bytes. */
+  readonly length: number;
 
   private constructor(
-    readonly bytes: Buffer,
-    /** SHA-256 over `bytes`, not yet digested: copied to hash what a revision appends. */
+    pieces: readonly Buffer[],
+    /** SHA-256 over the bytes, not yet digested: copied to hash what a revision appends. */
     private readonly hash: Hash,
     structure: Structure | null,
   ) {
+    this.pieces = pieces;
+    this.length = pieces.reduce((n, piece) => n + piece.length, 0);
     this.structureRead = structure;
     this.key = hash.copy().digest('hex');
   }
@@ -92,13 +100,34 @@ export class SigningDocument {
   /** A document as stored; `hash` when the caller hashed the bytes already (storage's read check). */
   static of(bytes: Uint8Array, hash?: Hash): SigningDocument {
     const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return new SigningDocument(buf, hash ?? createHash('sha256').update(buf), null);
+    return new SigningDocument([buf], hash ?? createHash('sha256').update(buf), null);
   }
 
-  /** The version after appending `update` (whose SHA-256 continues from this one's), with its structure as given. */
+  /**
+   * The version after appending `update` (whose SHA-256 continues from this one's), with its structure as given. The
+   * bytes are not copied into one buffer (a 352-page book is 3 MB, seven versions a seal): `parts` are stored as they
+   * are, and `bytes` joins them only when asked.
+   */
   appended(update: Buffer, structure: Structure | null): SigningDocument {
     const hash = this.hash.copy().update(update);
-    return new SigningDocument(Buffer.concat([this.bytes, update]), hash, structure);
+    return new SigningDocument([...this.pieces, update], hash, structure);
+  }
+
+  /** The bytes as one buffer (joined on first use). */
+  get bytes(): Buffer {
+    if (this.pieces.length !== 1) this.pieces = [Buffer.concat(this.pieces as Buffer[], this.length)];
+    return this.pieces[0];
+  }
+
+  /** The bytes in order, as the pieces they are (for writing them out without joining them). */
+  get parts(): readonly Buffer[] {
+    return this.pieces;
+  }
+
+  /** The last byte (whether the file ends with a line break decides how an update starts). */
+  get lastByte(): number | undefined {
+    const last = this.pieces[this.pieces.length - 1];
+    return last?.[last.length - 1];
   }
 
   /** SHA-256 of these bytes followed by `parts` (what a revision appends), as bytes. */
@@ -138,7 +167,7 @@ function readStructure(buf: Buffer): Structure {
   for (const trailer of xref.trailers) size = Math.max(size, numberOf(trailer.get('Size')) ?? 0);
   const info = find('Info');
   const id = find('ID');
-  const base: Base = { buf, entries: xref.entries, streams: new Map(), values: new Map() };
+  const base: Base = { buf, entries: xref.entries, streams: new Map(), values: new Map(), streamNums: new Set() };
   const structure: Structure = {
     base,
     written: new Map(),
@@ -188,9 +217,18 @@ export function objectOf(structure: Structure, num: number): PdfValue | undefine
   }
   const { base } = structure;
   if (base.values.has(num)) return base.values.get(num);
-  const value = objectByEntries(base.buf, base.entries, num, undefined, base.streams);
+  const { value, stream } = objectKindByEntries(base.buf, base.entries, num, undefined, base.streams);
   base.values.set(num, value);
+  if (stream) base.streamNums.add(num);
   return value;
+}
+
+/** Whether the newest version of object `num` is a stream (known from reading it: its data is not looked for). */
+export function isStreamObject(structure: Structure, num: number): boolean {
+  const written = structure.written.get(num);
+  if (written !== undefined) return written instanceof PdfStreamValue;
+  objectOf(structure, num);
+  return structure.base.streamNums.has(num);
 }
 
 /** A stream object's dictionary and data (as stored); undefined when `num` is not a stream. */

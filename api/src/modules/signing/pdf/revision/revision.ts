@@ -11,7 +11,15 @@ import {
 } from '@esign/pdf-syntax';
 import type { FontKey } from '../fonts';
 import { shownFrom, type PageShown } from '../page-content';
-import { entryOf, inheritedOf, objectOf, resolved, streamOf, type SigningDocument, type Structure } from './document';
+import {
+  entryOf,
+  inheritedOf,
+  isStreamObject,
+  objectOf,
+  resolved,
+  type SigningDocument,
+  type Structure,
+} from './document';
 
 /*
  * One revision of a document, built as an incremental update (issue 23): the objects it adds and the new versions of
@@ -37,6 +45,8 @@ export class Revision {
   private readonly out = new Map<number, PdfObjectBody>();
   private readonly edits = new Map<number, PdfDict | PdfValue[]>();
   private isolation: { open: PdfRef; close: PdfRef } | null = null;
+  /** Dictionaries this revision made (its copies): changed in place; any other is copied before it is changed. */
+  private readonly mine = new WeakSet<PdfDict>();
   private readonly addedPages: PdfRef[] = [];
   /** Shared font subsets this revision puts in the document (the next version knows where they are). */
   readonly fontsAdded = new Map<FontKey, PdfRef>();
@@ -91,16 +101,20 @@ export class Revision {
 
   /** A dictionary object changed by this revision: a copy made on first edit, written as its new version. */
   edit(num: number): PdfDict {
+    return this.editDict(num, copyValue);
+  }
+
+  private editDict(num: number, copy: (dict: PdfDict) => PdfDict): PdfDict {
     const known = this.edits.get(num);
     if (known && isDict(known)) return known;
     const current = this.value(num);
     if (!isDict(current)) throw new Error(`Object ${num} is not a dictionary.`);
-    if (this.out.get(num) instanceof PdfStreamValue || streamOf(this.structure, num))
+    if (this.out.get(num) instanceof PdfStreamValue || (!this.out.has(num) && isStreamObject(this.structure, num)))
       throw new Error(`Object ${num} is a stream.`);
-    const copy = copyValue(current);
-    this.edits.set(num, copy);
-    this.out.set(num, copy);
-    return copy;
+    const made = copy(current);
+    this.edits.set(num, made);
+    this.out.set(num, made);
+    return made;
   }
 
   /** An array object changed by this revision (a copy made on first edit). */
@@ -120,9 +134,27 @@ export class Revision {
     return this.edit(this.structure.trailer.root.num);
   }
 
-  /** Page `pageNo`'s dictionary, to change. */
+  /**
+   * Page `pageNo`'s dictionary, to change: a shallow copy (a 352-page book's pages are copied by every signer's
+   * revision). Its entries are the earlier version's values: an entry is replaced, never changed in place, except
+   * through ownResources(), which copies what it changes.
+   */
   page(pageNo: number): PdfDict {
-    return this.edit(this.pageRef(pageNo).num);
+    return this.editDict(this.pageRef(pageNo).num, (dict) => {
+      const copy: PdfDict = new Map(dict);
+      this.mine.add(copy);
+      return copy;
+    });
+  }
+
+  /** A page's direct dictionary entry (its /Resources, their /XObject) as this revision's own copy, to change. */
+  private ownEntry(holder: PdfDict, key: string, inherited?: PdfValue): PdfDict {
+    const current = holder.get(key) ?? inherited;
+    if (isDict(current) && this.mine.has(current)) return current;
+    const copy: PdfDict = isDict(current) ? new Map(current) : new Map();
+    this.mine.add(copy);
+    holder.set(key, copy);
+    return copy;
   }
 
   /** How a viewer shows page `pageNo` (its own or inherited boxes and rotation). */
@@ -178,16 +210,14 @@ export class Revision {
     const own = page.get('Resources');
     let resources: PdfDict;
     if (own instanceof PdfRef && isDict(this.value(own.num))) resources = this.edit(own.num);
-    else if (isDict(own)) resources = own;
+    else if (isDict(own)) resources = this.ownEntry(page, 'Resources');
     else {
       const inherited = inheritedOf(this.structure, page, 'Resources');
-      resources = isDict(inherited) ? copyValue(inherited) : new Map();
-      page.set('Resources', resources);
+      resources = this.ownEntry(page, 'Resources', inherited);
     }
     const xobjects = resources.get('XObject');
     if (xobjects instanceof PdfRef && isDict(this.value(xobjects.num))) this.edit(xobjects.num).set(name, form);
-    else if (isDict(xobjects)) xobjects.set(name, form);
-    else resources.set('XObject', new Map([[name, form]]));
+    else this.ownEntry(resources, 'XObject').set(name, form);
   }
 
   /** Adds an annotation (a widget) to the page's /Annots. */
@@ -231,11 +261,11 @@ export class Revision {
   /** Writes the revision: its bytes to append, and the structure of the document they make. */
   write(): { update: WrittenUpdate; structure: (read: Map<number, PdfValue>) => Structure } {
     const { document, structure } = this;
-    const last = document.bytes[document.bytes.length - 1];
+    const last = document.lastByte;
     const objects = new Map<number, { gen: number; body: PdfObjectBody }>();
     for (const [num, body] of this.out) objects.set(num, { gen: this.generationOf(num), body });
     const update = writeUpdate(
-      document.bytes.length,
+      document.length,
       last === 0x0a || last === 0x0d,
       objects,
       { ...structure.trailer, size: this.next },

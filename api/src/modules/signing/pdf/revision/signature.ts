@@ -170,11 +170,11 @@ export function writeSigned(
 } {
   const base = revision.document;
   const { update, structure } = revision.write();
-  const at = (absolute: number) => absolute - base.bytes.length;
+  const at = (absolute: number) => absolute - base.length;
   const lt = update.marks.contents;
   const hexLength = placed.placeholderBytes * 2;
   const gt = lt + 1 + hexLength;
-  const total = base.bytes.length + update.bytes.length;
+  const total = base.length + update.bytes.length;
   const byteRange = [0, lt, gt + 1, total - gt - 1];
   const text = `0 ${byteRange
     .slice(1)
