@@ -143,11 +143,22 @@ export function writeUpdate(
 ): WrittenUpdate {
   const parts: Buffer[] = [];
   let position = fileLength;
+  // Plain objects' text (ASCII: names and strings are written escaped) is gathered and turned into bytes once: a
+  // signer's revision of a 352-page book is 352 page dictionaries, each its own small Buffer otherwise (issue 23).
+  let text = '';
+  const flush = () => {
+    if (text) parts.push(Buffer.from(text, 'latin1'));
+    text = '';
+  };
   const push = (bytes: Buffer) => {
+    flush();
     parts.push(bytes);
     position += bytes.length;
   };
-  if (!endsWithNewline) push(Buffer.from('\n', 'latin1'));
+  if (!endsWithNewline) {
+    text += '\n';
+    position += 1;
+  }
   const offsets = new Map<number, number>();
   const gens = new Map<number, number>();
   const marks: Record<string, number> = {};
@@ -156,6 +167,12 @@ export function writeUpdate(
     const { gen, body } = objects.get(num)!;
     offsets.set(num, position);
     gens.set(num, gen);
+    if (!(body instanceof PdfRawObject) && !(body instanceof PdfStreamValue)) {
+      const object = `${num} ${gen} obj\n${valueText(body)}\nendobj\n`;
+      text += object;
+      position += object.length;
+      continue;
+    }
     const bytes = objectBytes(num, gen, body);
     if (body instanceof PdfRawObject) {
       const start = position + bytes.indexOf('obj\n') + 4;
@@ -163,6 +180,7 @@ export function writeUpdate(
     }
     push(bytes);
   }
+  flush();
   let size = Math.max(trailer.size, (numbers[numbers.length - 1] ?? 0) + 1);
   const startxref = position;
   const extras: string[] = [`/Root ${valueText(trailer.root)}`];

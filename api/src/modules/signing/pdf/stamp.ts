@@ -1,14 +1,5 @@
 import { Limits } from '@esign/contract';
-import {
-  PdfArray,
-  PdfDict,
-  PdfName,
-  PdfNumber,
-  PdfStream,
-  type PdfObject,
-  type PdfRef,
-  type PDFImage,
-} from '@libpdf/core';
+import { PdfArray, PdfDict, PdfName, PdfNumber, PdfStream, type PdfObject, type PdfRef } from '@libpdf/core';
 import type { PlacedBox } from '../../documents/pdf/geometry';
 import { fromRuns } from '../../documents/pdf/pageRuns';
 import type { StampInput, WidgetPlace } from './engine';
@@ -16,6 +7,7 @@ import { embedAttachments } from './attachments';
 import { drawFields } from './fields-draw';
 import { measuringFont, type DejaVuFace } from './fonts';
 import { ascii, boxMatrix, num } from './page-content';
+import { embedSignatureImage, type EmbeddedImage } from './png-image';
 import { glyphHex, type Canvas } from './revision/canvas';
 
 /** The typed name: 24 CSS px (spec section 9) is 18 pt. */
@@ -37,7 +29,7 @@ interface Area {
 
 /** The stamp's drawing: the image or name (in a DejaVu face), and in the first box the signature's lines and frame. */
 interface StampLook {
-  image: PDFImage | null;
+  image: EmbeddedImage | null;
   face: DejaVuFace | null;
   name: string | null;
   /** The visible signature's lines (DejaVu Sans), in the first box only. */
@@ -149,7 +141,7 @@ function stampBoxes(
   signedBy: string[] | null = null,
 ): WidgetPlace | null {
   const { scratch } = canvas;
-  const image = stamp.image ? scratch.embedImage(stamp.image) : null;
+  const image = stamp.image ? embedSignatureImage(scratch, stamp.image) : null;
   const register = (content: string, dict: Record<string, PdfObject> = {}) =>
     scratch.context.register(PdfStream.fromDict(dict, ascii(content)));
   const forms = new Map<string, { ref: PdfRef; name: string }>();

@@ -19,6 +19,7 @@ import {
 } from '@esign/pdf-syntax';
 import { PdfStreamValue } from '@esign/pdf-syntax';
 import type { FontKey } from '../fonts';
+import type { PageShown } from '../page-content';
 
 /*
  * A document as the signing engine reads it for a series of revisions (issue 23): its bytes, the SHA-256 of those
@@ -37,6 +38,11 @@ interface Base {
   values: Map<number, PdfValue | undefined>;
   /** Which of those are streams (their dictionary is in `values`). */
   streamNums: Set<number>;
+  /**
+   * How each page of `buf` shows (its boxes and rotation, own or inherited), by object number: a revision changes a
+   * page's content, resources and annotations, never these, so every version made from `buf` shows them alike.
+   */
+  shown: Map<number, PageShown>;
 }
 
 /** What the newest trailer says, and where the newest cross-reference section is. */
@@ -167,7 +173,14 @@ function readStructure(buf: Buffer): Structure {
   for (const trailer of xref.trailers) size = Math.max(size, numberOf(trailer.get('Size')) ?? 0);
   const info = find('Info');
   const id = find('ID');
-  const base: Base = { buf, entries: xref.entries, streams: new Map(), values: new Map(), streamNums: new Set() };
+  const base: Base = {
+    buf,
+    entries: xref.entries,
+    streams: new Map(),
+    values: new Map(),
+    streamNums: new Set(),
+    shown: new Map(),
+  };
   const structure: Structure = {
     base,
     written: new Map(),

@@ -159,6 +159,18 @@ export class Revision {
 
   /** How a viewer shows page `pageNo` (its own or inherited boxes and rotation). */
   shown(pageNo: number): PageShown {
+    const { num } = this.pageRef(pageNo);
+    // A page of the file the job started from shows as it did (see Base.shown); an appended page is asked each time.
+    const known = this.structure.base.entries.has(num) ? this.structure.base.shown : null;
+    let shown = known?.get(num);
+    if (!shown) {
+      shown = this.shownNow(pageNo);
+      known?.set(num, shown);
+    }
+    return shown;
+  }
+
+  private shownNow(pageNo: number): PageShown {
     const page = this.value(this.pageRef(pageNo).num);
     if (!isDict(page)) throw new Error(`Page ${pageNo} is not a dictionary.`);
     const numbers = (key: string) => {
