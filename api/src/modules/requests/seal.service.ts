@@ -324,7 +324,7 @@ export class SealService implements OnModuleInit {
     const { signer, certificate } = await this.pki.signerFor(org, party);
     const cms = await this.engine.signWith(prepared.digest, signer);
     const finished = await this.finish(req, party, prepared, cms, policy);
-    const stored = await this.storage.put(finished.signed.parts, finished.signed.key);
+    const stored = await this.storage.put(finished.signed.parts, finished.signed.key, finished.signed.previous);
     this.remember(stored.key, finished.signed);
     const committed = await this.db.transaction((manager) =>
       this.commitSigned(manager, req, party.id, base, stored.key, certificate, now, finished, (me) =>
@@ -347,7 +347,7 @@ export class SealService implements OnModuleInit {
     if (external.baseFileKey !== base) return this.discardExternal(req, party, external, now);
     const prepared = this.engine.preparedFrom(await this.storage.get(external.preparedFileKey));
     const finished = await this.finish(req, party, prepared, await this.storage.get(external.cmsKey), policy);
-    const stored = await this.storage.put(finished.signed.parts, finished.signed.key);
+    const stored = await this.storage.put(finished.signed.parts, finished.signed.key, finished.signed.previous);
     this.remember(stored.key, finished.signed);
     const committed = await this.db.transaction(async (manager) => {
       const done = await this.commitSigned(
@@ -598,7 +598,7 @@ export class SealService implements OnModuleInit {
       level = archive.level;
     }
     const { signed } = archive ?? sealed;
-    const stored = await this.storage.put(signed.parts, signed.key);
+    const stored = await this.storage.put(signed.parts, signed.key, signed.previous);
     const renewAt = archive?.timestamp ? renewalTime(archive.timestamp) : null;
 
     const done = await this.db.transaction(async (manager) => {

@@ -14,7 +14,11 @@ export abstract class DocumentStorage {
    * the document it appends to: issue 23's "hash once"); a wrong one would be a bug, which S3 refuses by its checksum
    * and every later read of the key reports.
    */
-  abstract put(bytes: Buffer | readonly Buffer[], sha256?: string): Promise<{ key: string; size: number }>;
+  abstract put(
+    bytes: Buffer | readonly Buffer[],
+    sha256?: string,
+    extending?: StoredPrefix | null,
+  ): Promise<{ key: string; size: number }>;
   /** The bytes of a key, checked against the key; NOT_FOUND when absent. */
   async get(key: string): Promise<Buffer> {
     return (await this.getHashed(key)).bytes;
@@ -50,6 +54,17 @@ export abstract class DocumentStorage {
 }
 
 export const STORAGE_KEY = /^[0-9a-f]{64}$/;
+
+/**
+ * put()'s hint that the bytes start with a document stored already (the signing engine's new version is the one it
+ * appended a revision to, followed by that revision): a store that can copy it inside itself writes only the rest.
+ * The stored bytes are taken for what their key says, as they were when written (a store never changes a key's
+ * bytes); their size is checked, and a key missing or of another size is written whole.
+ */
+export interface StoredPrefix {
+  key: string;
+  length: number;
+}
 
 /**
  * The bytes put() was given, as pieces: a document the signing engine made is its stored file followed by each

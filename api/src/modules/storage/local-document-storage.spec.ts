@@ -54,6 +54,34 @@ describe('LocalDocumentStorage', () => {
     expect((await storage.get(moreSha)).equals(Buffer.concat(more))).toBe(true);
   });
 
+  it('writes a document that extends a stored one as a copy of it and the rest, and whole when that one is not there', async () => {
+    const first = Buffer.concat([Buffer.from('%PDF-1.7 version one\n'), Buffer.alloc(70_000, 0x41)]);
+    const { key: firstKey } = await storage.put(first);
+    const update = Buffer.from('\n2 0 obj\nnull\nendobj\n');
+    const second = Buffer.concat([first, update]);
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    // The pieces as the signing engine gives them: the stored version in two pieces, then the update.
+    const pieces = [first.subarray(0, 10), first.subarray(10), update];
+    const prefix = { key: firstKey, length: first.length };
+    expect(await storage.put(pieces, sha(second), prefix)).toEqual({ key: sha(second), size: second.length });
+    expect((await storage.get(sha(second))).equals(second)).toBe(true);
+    // A prefix that is not stored, or not of the length said, is not copied: the bytes are written whole.
+    for (const [i, wrong] of [
+      { key: 'f'.repeat(64), length: first.length },
+      { key: firstKey, length: first.length - 1 },
+    ].entries()) {
+      const third = Buffer.concat([first, Buffer.from(`\n% ${i}\n`)]);
+      await storage.put([first, Buffer.from(`\n% ${i}\n`)], sha(third), wrong);
+      expect((await storage.get(sha(third))).equals(third)).toBe(true);
+    }
+    // The copy takes the stored bytes for what their key says (a store never changes them): were a file changed
+    // behind its back, the copy would carry the change, and its first read would say so.
+    writeFileSync(join(root, firstKey.slice(0, 2), firstKey.slice(2, 4), firstKey), Buffer.alloc(first.length, 0x42));
+    const fourth = Buffer.concat([first, Buffer.from('\n% four\n')]);
+    await storage.put([first, Buffer.from('\n% four\n')], sha(fourth), prefix);
+    await expect(storage.get(sha(fourth))).rejects.toThrow(/does not match its hash/);
+  });
+
   it('gives a document with the SHA-256 its read was checked with, to be continued over what is appended', async () => {
     const bytes = Buffer.from('%PDF-1.7 a document read back');
     const { key } = await storage.put(bytes);

@@ -1,6 +1,18 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, mkdir, open, readFile, statfs, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import {
+  access,
+  copyFile,
+  link,
+  mkdir,
+  open,
+  readFile,
+  stat,
+  statfs,
+  unlink,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../common/app-error';
@@ -8,6 +20,7 @@ import type { ByteRange } from '../../common/http/byte-range';
 import {
   DocumentStorage,
   piecesOf,
+  type StoredPrefix,
   rangeOf,
   sha256Of,
   STORAGE_KEY,
@@ -30,7 +43,11 @@ export class LocalDocumentStorage extends DocumentStorage {
     super();
   }
 
-  async put(bytes: Buffer | readonly Buffer[], known?: string): Promise<{ key: string; size: number }> {
+  async put(
+    bytes: Buffer | readonly Buffer[],
+    known?: string,
+    extending?: StoredPrefix | null,
+  ): Promise<{ key: string; size: number }> {
     const pieces = piecesOf(bytes);
     const size = pieces.reduce((n, piece) => n + piece.length, 0);
     const key = known && STORAGE_KEY.test(known) ? known : sha256Of(pieces);
@@ -39,7 +56,18 @@ export class LocalDocumentStorage extends DocumentStorage {
     const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       await mkdir(join(path, '..'), { recursive: true });
-      await writeFile(temp, pieces, { flag: 'wx', mode: 0o640 });
+      if (!(extending && (await this.copyPrefix(extending, size, temp)))) {
+        await writeFile(temp, pieces, { flag: 'wx', mode: 0o640 });
+      } else {
+        // The stored prefix copied by the kernel (a 3 MB book: about 1.5 ms, against 5–7 ms to write it from
+        // memory), then the rest appended.
+        const file = await open(temp, 'a');
+        try {
+          await file.writev(tailOf(pieces, extending.length) as Buffer[]);
+        } finally {
+          await file.close();
+        }
+      }
     } catch (err) {
       // A recursive mkdir on a read-only file system says ENOENT: ask the folder itself, whose EROFS (or EACCES)
       // is what the error filter answers 503 for (issue 24). A partly written temporary file is removed.
@@ -58,6 +86,16 @@ export class LocalDocumentStorage extends DocumentStorage {
       await unlink(temp).catch(() => undefined);
     }
     return { key, size };
+  }
+
+  /** Copies the stored document `prefix` to `temp` when it is there with the size said; false otherwise. */
+  private async copyPrefix(prefix: StoredPrefix, size: number, temp: string): Promise<boolean> {
+    if (!STORAGE_KEY.test(prefix.key) || prefix.length <= 0 || prefix.length > size) return false;
+    const source = this.pathOf(prefix.key);
+    const stats = await stat(source).catch(() => null);
+    if (!stats?.isFile() || stats.size !== prefix.length) return false;
+    await copyFile(source, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+    return true;
   }
 
   async getHashed(key: string): Promise<{ bytes: Buffer; hash: Hash }> {
@@ -142,4 +180,18 @@ export class LocalDocumentStorage extends DocumentStorage {
   private pathOf(key: string): string {
     return join(this.root, key.slice(0, 2), key.slice(2, 4), key);
   }
+}
+
+/** The pieces' bytes after the first `skip`. */
+function tailOf(pieces: readonly Buffer[], skip: number): Buffer[] {
+  const tail: Buffer[] = [];
+  let left = skip;
+  for (const piece of pieces) {
+    if (left >= piece.length) left -= piece.length;
+    else {
+      tail.push(left ? piece.subarray(left) : piece);
+      left = 0;
+    }
+  }
+  return tail;
 }

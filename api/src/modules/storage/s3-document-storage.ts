@@ -81,6 +81,7 @@ export class S3DocumentStorage extends DocumentStorage {
     return `bucket ${this.options.bucket} at ${this.options.endpoint ?? `AWS S3 (${this.options.region})`}`;
   }
 
+  // An object cannot be extended in place: the bytes go up whole (`extending` is a local store's hint).
   async put(given: Buffer | readonly Buffer[], known?: string): Promise<{ key: string; size: number }> {
     const bytes = Buffer.isBuffer(given) ? given : Buffer.concat(given as Buffer[]);
     // A hash the caller already has is still checked by S3 against the bytes (ChecksumSHA256).

@@ -96,6 +96,11 @@ export class SigningDocument {
     /** SHA-256 over the bytes, not yet digested: copied to hash what a revision appends. */
     private readonly hash: Hash,
     structure: Structure | null,
+    /**
+     * The version this one was appended to (its key and length): these bytes start with it. A store that holds it
+     * already copies it and writes only the rest (the seal job stores each version before it appends the next).
+     */
+    readonly previous: { key: string; length: number } | null = null,
   ) {
     this.pieces = pieces;
     this.length = pieces.reduce((n, piece) => n + piece.length, 0);
@@ -116,7 +121,7 @@ export class SigningDocument {
    */
   appended(update: Buffer, structure: Structure | null): SigningDocument {
     const hash = this.hash.copy().update(update);
-    return new SigningDocument([...this.pieces, update], hash, structure);
+    return new SigningDocument([...this.pieces, update], hash, structure, { key: this.key, length: this.length });
   }
 
   /** The bytes as one buffer (joined on first use). */
