@@ -74,8 +74,12 @@ function categoryOf(frame) {
 /** The steps worth naming, by the functions that make them (inclusive time of the outermost call of each). */
 const STEPS = [
   ['parse the document (@libpdf/core PDF.load)', (f) => f.functionName === 'load' && /libpdf/.test(f.url)],
-  ['parse the document (incremental reader)', (f) => /^(openRevisionBase|readRevisionBase)$/.test(f.functionName)],
+  [
+    'parse the document (incremental reader)',
+    (f) => /^(openRevisionBase|readRevisionBase|readStructure)$/.test(f.functionName),
+  ],
   ['stamp the pages', (f) => /^(stampParty|stampBoxes|stampRevision)$/.test(f.functionName)],
+  ["the signer's image (PNG)", (f) => /^(embedSignatureImage|embedPng)$/.test(f.functionName)],
   ['draw the fields', (f) => f.functionName === 'drawFields'],
   ['the certificate of completion', (f) => /appendCompletionCertificate|drawCompletion/.test(f.functionName)],
   ['save (@libpdf/core)', (f) => f.functionName === 'save' && /libpdf/.test(f.url)],
@@ -87,7 +91,12 @@ const STEPS = [
   ['SHA-256 (crypto Hash)', (f) => f.url === 'node:internal/crypto/hash' && /update|digest/.test(f.functionName)],
   ['one-time certificate (SealPkiService.signerFor)', (f) => f.functionName === 'signerFor'],
   ['CMS (signWith)', (f) => f.functionName === 'signWith'],
-  ['storage get/put', (f) => /^(get|put)$/.test(f.functionName) && /storage/.test(f.url)],
+  ['storage get/put', (f) => /^(get|getHashed|put)$/.test(f.functionName) && /storage/.test(f.url)],
+  [
+    'database (TypeORM)',
+    (f) =>
+      /^(getQueryAndParameters|executeEntitiesAndRawResults|execute)$/.test(f.functionName) && /typeorm/.test(f.url),
+  ],
 ];
 
 function summarise(profile, wallMs, title) {
