@@ -94,8 +94,14 @@ export class LocalDocumentStorage extends DocumentStorage {
     const source = this.pathOf(prefix.key);
     const stats = await stat(source).catch(() => null);
     if (!stats?.isFile() || stats.size !== prefix.length) return false;
-    await copyFile(source, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-    return true;
+    try {
+      await copyFile(source, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      return true;
+    } catch {
+      // Whatever stopped the copy (the file gone meanwhile), the bytes are written whole instead.
+      await unlink(temp).catch(() => undefined);
+      return false;
+    }
   }
 
   async getHashed(key: string): Promise<{ bytes: Buffer; hash: Hash }> {

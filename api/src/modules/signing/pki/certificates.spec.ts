@@ -306,6 +306,34 @@ describe('generated certificates', () => {
     },
   );
 
+  it('writes a validity past 2049 as GeneralizedTime, as @peculiar/x509 does (RFC 5280 4.1.2.5)', async () => {
+    const later = new Date('2045-03-01T10:20:30.456Z');
+    const ca = await loadIssuer(await generateCa({ organisation: 'Later Org', commonName: 'Later CA' }, later), []);
+    const { certificatePem, facts } = await issueSignerCertificate(ca, { name: 'A', organisation: 'O' }, later);
+    const hand = cert(certificatePem);
+    expect(facts).not.toBeInstanceOf(x509.X509Certificate);
+    expect(hand.notAfter).toEqual(new Date('2055-03-01T09:20:30Z'));
+    const again = await x509.X509CertificateGenerator.create({
+      serialNumber: hand.serialNumber,
+      subject: hand.subjectName,
+      issuer: ca.cert.subjectName,
+      notBefore: hand.notBefore,
+      notAfter: hand.notAfter,
+      publicKey: hand.publicKey,
+      signingKey: ca.key,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
+        await x509.SubjectKeyIdentifierExtension.create(hand.publicKey),
+        new x509.AuthorityKeyIdentifierExtension(extensions(ca.cert).ski!),
+      ],
+    });
+    expect(Buffer.from(hand.rawData).toString('hex')).toBe(Buffer.from(again.rawData).toString('hex'));
+    expect(openssl('asn1parse', '-in', file('later.pem', certificatePem))).toMatch(
+      /GENERALIZEDTIME\s*:20550301092030Z/,
+    );
+  });
+
   it('issues through @peculiar/x509 what it does not write by hand (an ECDSA issuer, a non-ASCII e-mail)', async () => {
     const key = file('ec-ca.key', openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout'));
     const ecCa = openssl(

@@ -210,10 +210,8 @@ export class SealPkiService {
     id: string;
     name: string;
   }): Promise<{ issuer: SealKeyEntity | null; seal: SealKeyEntity }> {
-    let [issuer, seal] = await Promise.all([
-      this.rows().findOneBy({ id: `${org.id}:issuer` }),
-      this.rows().findOneBy({ id: `${org.id}:seal` }),
-    ]);
+    // Both rows in one query: every signature of a seal asks (issue 23).
+    let [issuer, seal] = await this.keyRows(org.id);
     if (seal) {
       await this.adopt(org, issuer, seal);
       return { issuer, seal };
@@ -242,12 +240,17 @@ export class SealPkiService {
         ),
       );
     }
-    [issuer, seal] = await Promise.all([
-      this.rows().findOneBy({ id: `${org.id}:issuer` }),
-      this.rows().findOneByOrFail({ id: `${org.id}:seal` }),
-    ]);
-    await this.adopt(org, issuer, seal!);
-    return { issuer, seal: seal! };
+    [issuer, seal] = await this.keyRows(org.id);
+    if (!seal) throw new Error(`The seal certificate of organisation '${org.id}' was not stored.`);
+    await this.adopt(org, issuer, seal);
+    return { issuer, seal };
+  }
+
+  /** The organisation's issuer and seal rows (null where there is none). */
+  private async keyRows(orgId: string): Promise<[SealKeyEntity | null, SealKeyEntity | null]> {
+    const rows = await this.rows().findBy({ id: In([`${orgId}:issuer`, `${orgId}:seal`]) });
+    const row = (kind: string) => rows.find((r) => r.id === `${orgId}:${kind}`) ?? null;
+    return [row('issuer'), row('seal')];
   }
 
   /**
