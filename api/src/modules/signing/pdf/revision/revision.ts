@@ -137,7 +137,7 @@ export class Revision {
   /**
    * Page `pageNo`'s dictionary, to change: a shallow copy (a 352-page book's pages are copied by every signer's
    * revision). Its entries are the earlier version's values: an entry is replaced, never changed in place, except
-   * through ownResources(), which copies what it changes.
+   * through ownEntry(), which copies what it changes.
    */
   page(pageNo: number): PdfDict {
     return this.editDict(this.pageRef(pageNo).num, (dict) => {
