@@ -152,6 +152,12 @@ test.describe('the signer fills their fields', () => {
     await expect(fileInput).toBeFocused();
     await expect(fileInput).toHaveAttribute('accept', '.pdf,.png,.jpg,.jpeg');
     // A file that is no picture, whatever its name says, is refused on the spot.
+    // Playwright intercepts file choosers only while something listens for them, and turns that on and off by a call
+    // to the browser it does not wait for: between the two choosers below no waitForEvent listens, and a Space
+    // pressed before the second one's call has arrived opened a chooser nobody saw (a CI run timed out so). A
+    // listener kept for the whole step keeps the interception on.
+    const keepIntercepting = () => undefined;
+    page.on('filechooser', keepIntercepting);
     let chooser = page.waitForEvent('filechooser');
     await page.keyboard.press('Space');
     await (await chooser).setFiles({ name: 'scan.png', mimeType: 'image/png', buffer: Buffer.from('not a picture') });
@@ -162,6 +168,7 @@ test.describe('the signer fills their fields', () => {
     await page.keyboard.press('Space');
     await (await chooser).setFiles(fixture('faces', 'coffee.png'));
     await expect(page.getByTestId('attachment-name')).toHaveText('coffee.png');
+    page.off('filechooser', keepIntercepting);
     await expectLeft(--left);
     const remove = panel.getByRole('button', { name: `${FieldTexts.removeAttachment} coffee.png` });
     await expect(remove).toBeFocused();
