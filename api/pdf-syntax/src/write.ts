@@ -100,7 +100,12 @@ export function objectBytes(num: number, gen: number, body: PdfObjectBody): Buff
       Buffer.from('\nendstream\nendobj\n', 'latin1'),
     ]);
   }
-  return Buffer.from(`${head}${valueText(body)}\nendobj\n`, 'latin1');
+  return Buffer.from(plainObjectText(num, gen, body), 'latin1');
+}
+
+/** `N G obj … endobj` of a plain value, as text (ASCII: names and strings are written escaped). */
+function plainObjectText(num: number, gen: number, body: PdfValue): string {
+  return `${num} ${gen} obj\n${valueText(body)}\nendobj\n`;
 }
 
 /** What the trailer of an update names (ISO 32000-1, 7.5.5): the catalog and, as the document has them, the rest. */
@@ -168,7 +173,7 @@ export function writeUpdate(
     offsets.set(num, position);
     gens.set(num, gen);
     if (!(body instanceof PdfRawObject) && !(body instanceof PdfStreamValue)) {
-      const object = `${num} ${gen} obj\n${valueText(body)}\nendobj\n`;
+      const object = plainObjectText(num, gen, body);
       text += object;
       position += object.length;
       continue;

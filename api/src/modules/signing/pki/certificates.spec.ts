@@ -23,6 +23,7 @@ import {
   readPkcs12,
   type IssuerMaterial,
   type KeyPairPem,
+  type PkiLinks,
 } from './certificates';
 import { fixturePath, sharedDir } from '../../../../test/support/fixtures';
 
@@ -80,6 +81,35 @@ function extensions(c: x509.X509Certificate) {
     aki: c.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId,
     san: c.getExtension(x509.SubjectAlternativeNameExtension)?.names.toJSON(),
   };
+}
+
+/**
+ * `hand` issued again through x509's generator: the same serial, validity, key and issuer key (RSA PKCS#1 v1.5
+ * signatures are deterministic), the extensions in the order issue() gives them.
+ */
+async function throughX509(hand: x509.X509Certificate, by: IssuerMaterial, email: string | null, links?: PkiLinks) {
+  return x509.X509CertificateGenerator.create({
+    serialNumber: hand.serialNumber,
+    subject: hand.subjectName,
+    issuer: by.cert.subjectName,
+    notBefore: hand.notBefore,
+    notAfter: hand.notAfter,
+    publicKey: hand.publicKey,
+    signingKey: by.key,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
+      ...(email ? [new x509.SubjectAlternativeNameExtension([{ type: 'email', value: email }])] : []),
+      ...(links
+        ? [
+            new x509.AuthorityInfoAccessExtension({ ocsp: [links.ocspUrl], caIssuers: [links.caIssuersUrl] }),
+            new x509.CRLDistributionPointsExtension([links.crlUrl]),
+          ]
+        : []),
+      await x509.SubjectKeyIdentifierExtension.create(hand.publicKey),
+      new x509.AuthorityKeyIdentifierExtension(extensions(by.cert).ski!),
+    ],
+  });
 }
 
 // Signs data with the Signer as libpdf would and checks the result against the certificate with OpenSSL's verifier.
@@ -254,30 +284,7 @@ describe('generated certificates', () => {
       const person = { name: TRICKY_NAMES[2], email, organisation: 'Kumar, "K" & Co' };
       const { certificatePem, facts } = await issueSignerCertificate(issuer, person, now, links);
       const hand = cert(certificatePem);
-      // The same certificate through x509's generator: same serial, validity, key and issuer key (RSA PKCS#1 v1.5
-      // signatures are deterministic), the extensions in the order issue() gives them.
-      const again = await x509.X509CertificateGenerator.create({
-        serialNumber: hand.serialNumber,
-        subject: hand.subjectName,
-        issuer: issuer.cert.subjectName,
-        notBefore: hand.notBefore,
-        notAfter: hand.notAfter,
-        publicKey: hand.publicKey,
-        signingKey: issuer.key,
-        extensions: [
-          new x509.BasicConstraintsExtension(false, undefined, true),
-          new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
-          ...(email ? [new x509.SubjectAlternativeNameExtension([{ type: 'email', value: email }])] : []),
-          ...(links
-            ? [
-                new x509.AuthorityInfoAccessExtension({ ocsp: [links.ocspUrl], caIssuers: [links.caIssuersUrl] }),
-                new x509.CRLDistributionPointsExtension([links.crlUrl]),
-              ]
-            : []),
-          await x509.SubjectKeyIdentifierExtension.create(hand.publicKey),
-          new x509.AuthorityKeyIdentifierExtension(extensions(issuer.cert).ski!),
-        ],
-      });
+      const again = await throughX509(hand, issuer, email, links);
       expect(Buffer.from(hand.rawData).toString('hex')).toBe(Buffer.from(again.rawData).toString('hex'));
       expect(certificatePem).toBe(`${again.toString('pem')}\n`);
       // Written by hand (x509's generator answers its own certificate object), and told without parsing it back.
@@ -313,21 +320,7 @@ describe('generated certificates', () => {
     const hand = cert(certificatePem);
     expect(facts).not.toBeInstanceOf(x509.X509Certificate);
     expect(hand.notAfter).toEqual(new Date('2055-03-01T09:20:30Z'));
-    const again = await x509.X509CertificateGenerator.create({
-      serialNumber: hand.serialNumber,
-      subject: hand.subjectName,
-      issuer: ca.cert.subjectName,
-      notBefore: hand.notBefore,
-      notAfter: hand.notAfter,
-      publicKey: hand.publicKey,
-      signingKey: ca.key,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
-        await x509.SubjectKeyIdentifierExtension.create(hand.publicKey),
-        new x509.AuthorityKeyIdentifierExtension(extensions(ca.cert).ski!),
-      ],
-    });
+    const again = await throughX509(hand, ca, null);
     expect(Buffer.from(hand.rawData).toString('hex')).toBe(Buffer.from(again.rawData).toString('hex'));
     expect(openssl('asn1parse', '-in', file('later.pem', certificatePem))).toMatch(
       /GENERALIZEDTIME\s*:20550301092030Z/,

@@ -347,6 +347,8 @@ async function issueLeafDer(
   let known = issuerFacts.get(issuer.cert);
   if (!known) {
     known = issuerKeyFacts(issuer.cert);
+    // A failure is not remembered: the next signature asks again (as SealPkiService's caches do).
+    known.catch(() => issuerFacts.delete(issuer.cert));
     issuerFacts.set(issuer.cert, known);
   }
   const { subject: issuerName, keyId: issuerKeyId } = await known;
